@@ -1,0 +1,39 @@
+"""The program API (contract v1) as the LLM and the sandbox see it.
+
+One source of truth: :mod:`api_stubs.program_api` holds each action as a stub whose
+signature and docstring are the documentation. The prompt's API section is rendered from
+these stubs (:func:`render_api`), and the sandbox exposes exactly :data:`ACTION_NAMES`.
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from api_stubs import program_api
+
+#: Actions a program calls directly; each returns the new observation.
+PRIMARY_ACTIONS: tuple[str, ...] = ("click", "enter_text", "press_key", "scroll")
+#: The paper's spellings: build an action, then ``env.step(action)`` performs it.
+PAPER_ACTIONS: tuple[str, ...] = ("click_action1", "enter_text_action", "scroll_action1", "env.step")
+#: Every callable name a program may use (``env.step`` is an attribute of ``env``).
+ACTION_NAMES: tuple[str, ...] = PRIMARY_ACTIONS + PAPER_ACTIONS
+#: Data names bound in the program's namespace.
+DATA_NAMES: tuple[str, ...] = ("task", "observation")
+#: Modules a program may import (their public functions only).
+ALLOWED_IMPORTS: tuple[str, ...] = ("re", "math", "json", "datetime", "string", "itertools", "collections")
+
+
+def _stub(name: str) -> object:
+    return getattr(program_api.Env, "step") if name == "env.step" else getattr(program_api, name)
+
+
+def render_api(names: tuple[str, ...] = PRIMARY_ACTIONS) -> str:
+    """The API section of a prompt: one signature and docstring per action, in order."""
+    blocks = []
+    for name in names:
+        stub = _stub(name)
+        signature = str(inspect.signature(stub)).replace("(self, ", "(").replace("'", "")
+        doc = inspect.cleandoc(stub.__doc__ or "")
+        body = "\n".join("    " + line if line else "" for line in doc.splitlines())
+        blocks.append(f"def {name}{signature}:\n{body}")
+    return "\n\n".join(blocks)

@@ -1,0 +1,258 @@
+"""The action executor: program API v1 performed on the page.
+
+Each action reads the page afresh, acts, and reports the outcome in as few WebDriver
+round trips as possible (a click is two scripts: read the DOM, then click and read the
+reward). Arguments reach the page only as script arguments or WebDriver key events.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.keys import Keys
+
+from webwise import dom
+from webwise.dates import to_input_value
+from webwise.environment import MiniWoBEnv, Outcome
+from webwise.matching import NoMatch, find_target
+
+# Click the element core.getDOMInfo registered under arguments[0]; a bare text node (ref < 0)
+# is clicked through whatever is hit at its centre, when that lies inside its parent.
+_CLICK_JS = """
+var ref = arguments[0], el = null;
+if (ref > 0) { el = core.previousDOMInfo[ref]; }
+else {
+  var parent = core.previousDOMInfo[arguments[3]];
+  var hit = document.elementFromPoint(arguments[1], arguments[2]);
+  el = (hit && parent && parent.contains(hit)) ? hit : parent;
+}
+if (!el || !el.isConnected) { return 'the element is no longer on the page'; }
+if (el instanceof SVGElement) {
+  ['mousedown', 'mouseup', 'click'].forEach(function (t) {
+    el.dispatchEvent(new MouseEvent(t, {bubbles: true, cancelable: true, view: window}));
+  });
+} else { el.click(); el.focus(); }
+return null;
+"""
+_SCROLL_JS = """
+var el = core.previousDOMInfo[arguments[0]];
+if (el) { el.scrollIntoView({block: 'center'}); }
+"""
+_FOCUS_JS = """
+var el = document.activeElement;
+if (!el || el === document.body) { return null; }
+var editable = el.isContentEditable || el instanceof HTMLTextAreaElement ||
+  (el instanceof HTMLInputElement && !['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'file'].includes(el.type));
+return [el.tagName.toLowerCase(), el.type || '', editable && !el.disabled && !el.readOnly];
+"""
+_SET_VALUE_JS = """
+var el = document.activeElement;
+el.value = arguments[0];
+el.dispatchEvent(new Event('input', {bubbles: true}));
+el.dispatchEvent(new Event('change', {bubbles: true}));
+"""
+
+KEYS: dict[str, str] = {
+    "enter": Keys.ENTER, "return": Keys.ENTER, "tab": Keys.TAB, "backspace": Keys.BACKSPACE,
+    "delete": Keys.DELETE, "escape": Keys.ESCAPE, "esc": Keys.ESCAPE, "space": Keys.SPACE,
+    "home": Keys.HOME, "end": Keys.END, "arrowup": Keys.ARROW_UP, "arrowdown": Keys.ARROW_DOWN,
+    "arrowleft": Keys.ARROW_LEFT, "arrowright": Keys.ARROW_RIGHT, "pageup": Keys.PAGE_UP,
+    "pagedown": Keys.PAGE_DOWN,
+}
+MODIFIERS: dict[str, str] = {
+    "control": Keys.CONTROL, "ctrl": Keys.CONTROL, "shift": Keys.SHIFT, "alt": Keys.ALT,
+    "meta": Keys.META, "cmd": Keys.META,
+}
+_MAX_TEXT = 2000
+
+
+class ActionError(Exception):
+    """An action that cannot be performed; the one-line message goes to the program."""
+
+
+@dataclass
+class ActionRecord:
+    """One performed (or refused) action, as the episode trace keeps it."""
+
+    name: str
+    args: list[Any]
+    target: str | None = None
+    error: str | None = None
+    ms: float = 0.0
+
+
+@dataclass
+class Executor:
+    """Performs actions on ``env`` and keeps the flags the filtered summary shows.
+
+    ``view`` turns the page's elements into the observation programs see (filtered
+    summary, whole DOM, or nothing), so every action returns the method's own view.
+    """
+
+    env: MiniWoBEnv
+    view: Callable[[list[dom.Element], set[int], set[int]], list[dom.Element]]
+    clicked: set[int] = field(default_factory=set)
+    typed: set[int] = field(default_factory=set)
+    initial_values: dict[int, Any] = field(default_factory=dict)
+    records: list[ActionRecord] = field(default_factory=list)
+    outcome: Outcome = field(default_factory=Outcome)
+    observation: list[dom.Element] = field(default_factory=list)
+
+    def start(self) -> list[dom.Element]:
+        """Begin an episode: forget flags, remember initial values, observe."""
+        self.clicked.clear()
+        self.typed.clear()
+        self.records.clear()
+        elements, self.outcome, _ = self.env.observe()
+        self.initial_values = {e["ref"]: e["value"] for e in elements}
+        return self._summarise(elements)
+
+    def refresh(self) -> list[dom.Element]:
+        """Observe the page again (between programs)."""
+        elements, self.outcome, _ = self.env.observe()
+        return self._summarise(elements)
+
+    def _summarise(self, elements: list[dom.Element]) -> list[dom.Element]:
+        modified = {e["ref"] for e in elements if e["ref"] in self.typed
+                    or (e["ref"] in self.initial_values and e["value"] != self.initial_values[e["ref"]])}
+        self.observation = self.view(elements, self.clicked, modified)
+        return self.observation
+
+    # -- program API v1 ------------------------------------------------------------
+
+    def click(self, tag: str, text: str) -> list[dom.Element]:
+        tag, text = _text_arg("click", "tag", tag), _text_arg("click", "text", text)
+        return self._perform("click", [tag, text], lambda: self._click(tag, text))
+
+    def enter_text(self, text: str) -> list[dom.Element]:
+        text = _text_arg("enter_text", "text", text)
+        return self._perform("enter_text", [text], lambda: self._type(text))
+
+    def press_key(self, key: str) -> list[dom.Element]:
+        key = _text_arg("press_key", "key", key)
+        return self._perform("press_key", [key], lambda: self._press(key))
+
+    def scroll(self, text: str) -> list[dom.Element]:
+        text = _text_arg("scroll", "text", text)
+        return self._perform("scroll", [text], lambda: self._scroll(text))
+
+    # -- the paper's spellings ----------------------------------------------------
+
+    @staticmethod
+    def make_action(kind: str, *args: Any) -> dict[str, Any]:
+        """``click_action1`` and friends: an action as data, performed by ``env.step``."""
+        return {"action": kind, "args": list(args)}
+
+    def step(self, action: Any) -> tuple[list[dom.Element], float, bool, bool, dict[str, Any]]:
+        """``env.step(action)``: perform an action made by ``click_action1`` and friends."""
+        if not isinstance(action, dict) or action.get("action") not in ("click", "enter_text", "scroll"):
+            raise ActionError("env.step() expects an action made by click_action1, enter_text_action or scroll_action1")
+        args = action.get("args")
+        perform = {"click": self.click, "enter_text": self.enter_text, "scroll": self.scroll}[action["action"]]
+        expected = 2 if action["action"] == "click" else 1
+        if not isinstance(args, list) or len(args) != expected:
+            raise ActionError(f"env.step(): a {action['action']} action needs {expected} argument(s)")
+        observation = perform(*args)
+        info = {"reason": self.outcome.reason}
+        return observation, self.outcome.reward, self.outcome.done, False, info
+
+    # -- mechanics ------------------------------------------------------------------
+
+    def _perform(self, name: str, args: list[Any], act: Callable[[], str | None]) -> list[dom.Element]:
+        record = ActionRecord(name, args)
+        self.records.append(record)
+        started = time.perf_counter()
+        try:
+            record.target = act()
+        except ActionError as exc:
+            record.error = str(exc)
+            raise
+        finally:
+            record.ms = round((time.perf_counter() - started) * 1000, 1)
+        return self.refresh()
+
+    def _click(self, tag: str, text: str) -> str:
+        elements, _, _ = self.env.observe()
+        try:
+            target = find_target(elements, tag, text)
+        except NoMatch as exc:
+            raise ActionError(str(exc)) from None
+        parent = target["parent"] if target["ref"] < 0 else None
+        x, y = target["left"] + target["width"] / 2, target["top"] + target["height"] / 2
+        problem = self.env.script(_CLICK_JS, target["ref"], x, y, parent)
+        if problem:
+            raise ActionError(f"click({tag!r}, {text!r}): {problem}")
+        self.clicked.add(target["ref"] if target["ref"] > 0 else parent)
+        return f"{target['tag']} {target['deep_text'][:40]!r}".strip()
+
+    def _focused(self) -> tuple[str, str]:
+        focus = self.env.script(_FOCUS_JS)
+        if not focus or not focus[2]:
+            what = f"a {focus[0]}" if focus else "nothing"
+            raise ActionError(f"no text input is focused ({what} is); click the input first, then type")
+        return focus[0], focus[1]
+
+    def _type(self, text: str) -> str:
+        tag, kind = self._focused()
+        enter = text.endswith("\n")
+        body = text[:-1] if enter else text
+        if kind in ("date", "time", "datetime-local", "month", "week"):
+            value = to_input_value(kind, body)
+            if value is None:
+                raise ActionError(f"cannot read {body!r} as a {kind}")
+            self.env.script(_SET_VALUE_JS, value)
+        elif body:
+            ActionChains(self.env.driver).send_keys(body.replace("\n", Keys.ENTER)).perform()
+        if enter:
+            ActionChains(self.env.driver).send_keys(Keys.ENTER).perform()
+        self._mark_focused_typed()
+        return f"{tag} {kind}".strip()
+
+    def _mark_focused_typed(self) -> None:
+        ref = self.env.script("var e = document.activeElement; return e && e.dataset ? +e.dataset.wob_ref || null : null;")
+        if ref:
+            self.typed.add(int(ref))
+
+    def _press(self, key: str) -> str:
+        *mods, main = [part.strip() for part in key.split("+")] if key != "+" else ["+"]
+        try:
+            modifiers = [MODIFIERS[m.lower()] for m in mods]
+        except KeyError as exc:
+            raise ActionError(f"unknown modifier {exc.args[0]!r} in {key!r}; use Control, Shift, Alt or Meta") from None
+        if main.lower() in KEYS:
+            code = KEYS[main.lower()]
+        elif len(main) == 1:
+            code = main
+        else:
+            raise ActionError(f"unknown key {main!r}; use Enter, Tab, Backspace, Delete, Escape, Space, Home, End or Arrow keys")
+        chain = ActionChains(self.env.driver)
+        for modifier in modifiers:
+            chain.key_down(modifier)
+        chain.send_keys(code)
+        for modifier in reversed(modifiers):
+            chain.key_up(modifier)
+        chain.perform()
+        return key
+
+    def _scroll(self, text: str) -> str:
+        elements, _, _ = self.env.observe()
+        wanted = dom.collapse(text).lower()
+        for element in elements:
+            if wanted and wanted in element["deep_text"].lower():
+                ref = element["ref"] if element["ref"] > 0 else element["parent"]
+                self.env.script(_SCROLL_JS, ref)
+                return f"{element['tag']} {element['deep_text'][:40]!r}"
+        raise ActionError(f"scroll({text!r}): no element contains that text")
+
+
+def _text_arg(action: str, name: str, value: Any) -> str:
+    """Actions take text; numbers are accepted as their text, anything else is refused."""
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise ActionError(f"{action}() expects {name} as a string, not {type(value).__name__}")
+    text = str(value)
+    if len(text) > _MAX_TEXT:
+        raise ActionError(f"{action}(): {name} is longer than {_MAX_TEXT} characters")
+    return text

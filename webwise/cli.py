@@ -1,0 +1,125 @@
+"""The ``webwise`` command: ``solve`` one task, list ``tasks``.
+
+Exit status: 0 solved, 1 ran but not solved, 2 bad input or configuration (one line on
+stderr, never a traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import NoReturn, Sequence
+
+from webwise.agent import EXAMPLE_MODES, Settings, check_method
+from webwise.environment import BrowserDied
+from webwise.episode import Episode
+from webwise.errors import ConfigError, WebwiseError
+from webwise.prompts import METHODS
+from webwise.tasks import PAPER48, all_tasks, check_task, group_of
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        """One line, exit 2: argparse's default prints the whole usage first."""
+        self.exit(2, f"webwise: error: {message}\n")
+
+
+def non_negative_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {value}")
+    return value
+
+
+def positive_int(text: str) -> int:
+    value = non_negative_int(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("expected a number >= 1, got 0")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="webwise", description="A program-synthesis web agent on MiniWoB++ tasks.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    solve = commands.add_parser("solve", help="run one task end to end in headless Chromium")
+    solve.add_argument("--task", required=True, help="MiniWoB++ task name (see `webwise tasks`)")
+    solve.add_argument("--seed", type=non_negative_int, default=0, help="episode seed (default 0)")
+    solve.add_argument("--method", default="webwise", choices=METHODS, help="agent method (default webwise)")
+    solve.add_argument("--examples", default="manual", choices=EXAMPLE_MODES,
+                       help="in-context examples: manual (k=1), auto (harvested), none (k=0)")
+    solve.add_argument("--llm", default="local", help="local, local:PATH.gguf, openai:MODEL or replay:FILE")
+    solve.add_argument("--max-steps", type=positive_int, default=5, help="programs per episode (webwise method)")
+    solve.add_argument("--store", type=Path, default=None, help="harvested-example store (default incontext/auto)")
+    solve.add_argument("--screenshots", type=Path, default=None, help="save a PNG after each step here")
+    solve.add_argument("--json", action="store_true", help="print the episode record as one JSON object")
+
+    tasks = commands.add_parser("tasks", help="list the available MiniWoB++ tasks")
+    tasks.add_argument("--paper48", action="store_true", help="only the paper's 48 tasks, with their group")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "tasks":
+            return _tasks(args)
+        return _solve(args)
+    except ConfigError as exc:
+        print(f"webwise: error: {exc}", file=sys.stderr)
+        return 2
+    except WebwiseError as exc:
+        print(f"webwise: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("webwise: interrupted", file=sys.stderr)
+        return 130
+
+
+def _tasks(args: argparse.Namespace) -> int:
+    for task in PAPER48 if args.paper48 else all_tasks():
+        print(f"{task}\t{group_of(task)}" if args.paper48 else task)
+    return 0
+
+
+def _solve(args: argparse.Namespace) -> int:
+    from webwise.session import Session  # after validation: importing it starts nothing, but loads selenium
+
+    check_task(args.task)
+    check_method(args.method, args.examples)
+    settings = Settings(max_steps=args.max_steps, screenshot_dir=args.screenshots, store_dir=args.store)
+    with Session(args.llm, settings) as session:
+        if not args.json:
+            print(f"solving {args.task} (seed {args.seed}, method {args.method}, examples {args.examples}, "
+                  f"llm {session.llm.name})", file=sys.stderr)
+        try:
+            episode = session.run(args.task, args.seed, args.method, args.examples)
+        except BrowserDied as exc:
+            episode = getattr(exc, "episode", None)
+            if episode is None:
+                raise WebwiseError(str(exc)) from None
+    if args.json:
+        print(json.dumps(episode.to_dict()))
+    else:
+        print(summary(episode))
+    return 0 if episode.success else 1
+
+
+def summary(episode: Episode) -> str:
+    """A readable account of an episode for the terminal."""
+    lines = [f"task: {episode.utterance}"]
+    for step in episode.trace:
+        lines.append(f"--- step {step.index + 1}" + (f" ({step.note})" if step.note else ""))
+        lines.append(step.program if step.program is not None else "(no usable program)")
+        if step.error:
+            lines.append(f"error: {step.error}")
+    verdict = "SOLVED" if episode.success else "NOT SOLVED"
+    lines.append(f"{verdict}: reward {episode.raw_reward:g} in {episode.steps} step(s), {episode.llm_calls} LLM "
+                 f"call(s), {episode.prompt_tokens}+{episode.completion_tokens} tokens, {episode.seconds:.1f} s"
+                 + (f"; {episode.error}" if episode.error else ""))
+    return "\n".join(lines)

@@ -1,0 +1,147 @@
+"""DOM read-outs: the tree from ``core.getDOMInfo`` flattened, filtered and rendered.
+
+Two views, both in document order (the paper's summary lost order, which broke
+search-engine and text-transform):
+
+* the *filtered summary*: elements whose tag or class is in the paper's useful lists,
+  with ``clicked`` / ``modified`` flags;
+* the *whole DOM*: every visible element with geometry and colours.
+
+Each view is a list of dicts (what programs see as ``observation``) and renders to
+compact text for prompts.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable
+
+Element = dict[str, Any]
+
+#: The paper's "useful tags" (Listing 2), lower-cased MiniWoB style.
+USEFUL_TAGS = frozenset(
+    "button text input_time textarea polygon label input_password rect tt circle span "
+    "input_text input_number input_date input_radio tspan input_checkbox t h3 ul a p div "
+    "th tr td".split()
+)
+#: The paper's "useful classes".
+USEFUL_CLASSES = frozenset({"folder"})
+
+_SPACE = re.compile(r"\s+")
+
+
+def collapse(text: str) -> str:
+    """Whitespace-collapsed text, as click matching and summaries compare it."""
+    return _SPACE.sub(" ", text).strip()
+
+
+def _as_str(value: Any) -> str:
+    """SVG elements report ``id`` / ``className`` as ``{baseVal, animVal}`` objects."""
+    if isinstance(value, dict):
+        return str(value.get("baseVal") or "")
+    return "" if value is None else str(value)
+
+
+def flatten(root: Element) -> list[Element]:
+    """Flatten a ``getDOMInfo`` tree into document order.
+
+    Each element gets ``parent`` (ref or None), ``depth`` and ``deep_text``: its own text,
+    or when it has none, its descendants' text joined (what click matching falls back on).
+    The root (``body``) is left out.
+    """
+    out: list[Element] = []
+
+    def visit(node: Element, parent: int | None, depth: int) -> str:
+        element: Element = {
+            "ref": int(node["ref"]),
+            "tag": str(node.get("tag", "")).lower(),
+            "text": collapse(str(node.get("text") or "")),
+            "id": _as_str(node.get("id")),
+            "classes": collapse(_as_str(node.get("classes"))),
+            "value": node.get("value", ""),
+            "parent": parent,
+            "depth": depth,
+            "focused": bool(node.get("focused", False)),
+            "left": round(float(node.get("left", 0))),
+            "top": round(float(node.get("top", 0))),
+            "width": round(float(node.get("width", 0))),
+            "height": round(float(node.get("height", 0))),
+            "fg": node.get("fgColor", ""),
+            "bg": node.get("bgColor", ""),
+        }
+        if element["value"] is None:
+            element["value"] = ""
+        if depth >= 0:
+            out.append(element)
+        parts = [visit(child, element["ref"] if depth >= 0 else None, depth + 1) for child in node.get("children", [])]
+        element["deep_text"] = element["text"] or collapse(" ".join(p for p in parts if p))
+        return element["deep_text"]
+
+    visit(root, None, -1)
+    return out
+
+
+_SUMMARY_KEYS = ("ref", "tag", "text", "id", "classes", "value")
+
+
+def filtered_summary(elements: Iterable[Element], clicked: set[int], modified: set[int]) -> list[Element]:
+    """The paper's getSummary: useful tags or classes, with clicked/modified flags."""
+    summary = []
+    for element in elements:
+        classes = set(element["classes"].split())
+        if element["tag"] not in USEFUL_TAGS and not classes & USEFUL_CLASSES:
+            continue
+        if element["tag"] in {"div", "ul", "tr", "p"} and not element["text"] and not element["id"] and not classes & USEFUL_CLASSES:
+            continue  # bare layout containers: their children carry the content
+        item = {key: element[key] for key in _SUMMARY_KEYS}
+        item["clicked"] = element["ref"] in clicked
+        item["modified"] = element["ref"] in modified
+        if element["focused"]:
+            item["focused"] = True
+        summary.append(item)
+    return summary
+
+
+_WHOLE_KEYS = _SUMMARY_KEYS + ("parent", "left", "top", "width", "height", "fg", "bg", "focused")
+
+
+def whole_dom(elements: Iterable[Element]) -> list[Element]:
+    """Every visible element with every field the page reports (the paper's full read-out)."""
+    return [{key: element[key] for key in _WHOLE_KEYS} for element in elements]
+
+
+def render(observation: Iterable[Element]) -> str:
+    """Compact text, one element per line, e.g. ``[3] button "Submit" #subbtn .primary``.
+
+    Flags show as words (``clicked``, ``modified``, ``focused``, ``checked``); geometry, when
+    present, as ``@left,top wxh``.
+    """
+    lines = []
+    for element in observation:
+        parts = [f"[{element['ref']}] {element['tag']}"]
+        if element.get("text"):
+            parts.append(_quote(element["text"]))
+        if element.get("id"):
+            parts.append("#" + element["id"])
+        if element.get("classes"):
+            parts.append("." + ".".join(element["classes"].split()))
+        value = element.get("value")
+        if isinstance(value, bool):
+            parts.append("checked" if value else "unchecked")
+        elif value not in ("", None):
+            parts.append("value=" + _quote(str(value)))
+        for flag in ("clicked", "modified", "focused"):
+            if element.get(flag):
+                parts.append(flag)
+        if "left" in element:
+            parts.append(f"@{element['left']},{element['top']} {element['width']}x{element['height']}")
+            if element.get("parent") is not None:
+                parts.append(f"in [{element['parent']}]")
+        lines.append(" ".join(parts))
+    return "\n".join(lines)
+
+
+def _quote(text: str, limit: int = 120) -> str:
+    if len(text) > limit:
+        text = text[: limit - 3] + "..."
+    return '"' + text.replace('"', "'") + '"'

@@ -1,0 +1,158 @@
+"""A MiniWoB++ task page driven through Selenium: reset, observe, read the outcome.
+
+One browser is reused across episodes (a page load only when the task changes). Every
+value that reaches the page travels as a script argument, never spliced into source.
+Success means raw reward >= 1: some tasks pay partial reward for a wrong answer.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from selenium.common.exceptions import WebDriverException
+
+from webwise import browser as browser_mod
+from webwise.dom import Element, flatten
+from webwise.errors import WebwiseError
+from webwise.pages import PageServer
+from webwise.tasks import html_root, page_path
+
+_RESET_JS = """
+if (WOB_DONE_GLOBAL === false) { core.endEpisode(0); }
+Math.seedrandom(arguments[0]);
+core.setDataMode(arguments[1]);
+core.EPISODE_MAX_TIME = arguments[2];
+core.startEpisodeReal();
+return WOB_TASK_READY;
+"""
+_READY_JS = "return WOB_TASK_READY;"
+_LOADED_JS = "return document.readyState === 'complete' && typeof core !== 'undefined' && !!core.startEpisodeReal;"
+_STATE_JS = "return [WOB_DONE_GLOBAL, WOB_REWARD_GLOBAL, WOB_RAW_REWARD_GLOBAL, WOB_REWARD_REASON];"
+_OBSERVE_JS = (
+    "var u = core.getUtterance();"
+    "return [core.getDOMInfo(), [WOB_DONE_GLOBAL, WOB_REWARD_GLOBAL, WOB_RAW_REWARD_GLOBAL, WOB_REWARD_REASON],"
+    " typeof u === 'string' ? u : u.utterance];"
+)
+
+
+class BrowserDied(WebwiseError):
+    """The browser or its driver stopped answering; the caller replaces it."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The episode's state as the page reports it."""
+
+    done: bool = False
+    reward: float = 0.0
+    raw_reward: float = 0.0
+    reason: str | None = None
+
+    @property
+    def success(self) -> bool:
+        return self.done and self.raw_reward >= 1.0
+
+    @classmethod
+    def from_page(cls, values: list[Any]) -> "Outcome":
+        done, reward, raw, reason = values
+        return cls(bool(done), float(reward or 0), float(raw or 0), None if reason is None else str(reason))
+
+
+class MiniWoBEnv:
+    """Opens task pages in one reused browser and runs seeded episodes on them.
+
+    ``episode_ms`` replaces the page's own time limit (7-60 s), which an LLM-driven
+    episode would always exceed.
+    """
+
+    def __init__(self, *, remote_url: str | None = None, episode_ms: int = 3_600_000,
+                 pages: PageServer | None = None) -> None:
+        self._own_pages = pages is None
+        self.pages = pages or PageServer(html_root(), host="127.0.0.1")
+        self.remote_url = remote_url
+        self.episode_ms = episode_ms
+        self.browser: browser_mod.Browser | None = None
+        self.task: str | None = None
+        self.utterance = ""
+
+    @property
+    def driver(self):
+        if self.browser is None:
+            self.browser = browser_mod.launch(self.remote_url)
+        return self.browser.driver
+
+    def script(self, source: str, *args: Any) -> Any:
+        """Run a script with data arguments; a dead browser becomes :class:`BrowserDied`."""
+        try:
+            return self.driver.execute_script(source, *args)
+        except WebDriverException as exc:
+            if _is_dead(exc):
+                self._discard_browser()
+                raise BrowserDied(f"browser died: {exc.msg or type(exc).__name__}") from None
+            raise
+
+    def reset(self, task: str, seed: int, mode: str = "train") -> str:
+        """Start a seeded episode of ``task``; returns the utterance. Same seed, same page."""
+        if task != self.task or self.browser is None:
+            self._open(task)
+        self.script(_RESET_JS, seed, mode, self.episode_ms)
+        deadline = time.monotonic() + 5
+        while not self.script(_READY_JS):
+            if time.monotonic() > deadline:
+                raise WebwiseError(f"task {task} did not become ready after reset")
+            time.sleep(0.02)
+        self.utterance = self.observe()[2]
+        return self.utterance
+
+    def _open(self, task: str) -> None:
+        self.task = None
+        try:
+            self.driver.get(self.pages.base_url + page_path(task))
+        except WebDriverException as exc:
+            if _is_dead(exc):
+                self._discard_browser()
+                raise BrowserDied(f"browser died: {exc.msg}") from None
+            raise
+        deadline = time.monotonic() + 10
+        while not self.script(_LOADED_JS):
+            if time.monotonic() > deadline:
+                raise WebwiseError(f"page of task {task} did not load")
+            time.sleep(0.02)
+        self.task = task
+
+    def observe(self) -> tuple[list[Element], Outcome, str]:
+        """Visible elements in document order, the outcome so far, and the utterance."""
+        tree, state, utterance = self.script(_OBSERVE_JS)
+        return flatten(tree), Outcome.from_page(state), utterance
+
+    def outcome(self) -> Outcome:
+        return Outcome.from_page(self.script(_STATE_JS))
+
+    def screenshot_png(self) -> bytes:
+        return self.driver.get_screenshot_as_png()
+
+    def _discard_browser(self) -> None:
+        if self.browser is not None:
+            self.browser.quit()
+        self.browser = None
+        self.task = None
+
+    def close(self) -> None:
+        """Quit the browser and stop the page server; no process or temp dir is left."""
+        self._discard_browser()
+        if self._own_pages:
+            self.pages.close()
+
+    def __enter__(self) -> "MiniWoBEnv":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _is_dead(exc: WebDriverException) -> bool:
+    text = (exc.msg or str(exc)).lower()
+    return any(s in text for s in ("invalid session id", "session deleted", "chrome not reachable",
+                                   "disconnected", "connection refused", "no such window", "target window already closed"))

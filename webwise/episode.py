@@ -1,0 +1,64 @@
+"""The episode record: what happened, step by step, and what it cost.
+
+This is the episode JSON of DESIGN.md: ``webwise solve --json`` prints it, the bench
+appends it to ``results.jsonl``, the report renders it. Fields are only ever added.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from webwise.llm.base import Message
+
+
+@dataclass
+class Step:
+    """One program: the prompt, the reply, what ran and what it did."""
+
+    index: int
+    prompt: list[Message]
+    reply: str | None = None
+    program: str | None = None
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    error: str | None = None
+    output: str = ""
+    done: bool = False
+    reward: float = 0.0
+    llm_seconds: float = 0.0
+    run_seconds: float = 0.0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    screenshot: str | None = None
+    note: str | None = None
+
+
+@dataclass
+class Episode:
+    """One seeded run of one task with one method and example mode."""
+
+    task: str
+    seed: int
+    method: str
+    examples: str
+    llm: str
+    utterance: str = ""
+    success: bool = False
+    reward: float = 0.0
+    raw_reward: float = 0.0
+    reason: str | None = None
+    steps: int = 0
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    context_overflows: int = 0
+    seconds: float = 0.0
+    error: str | None = None
+    trace: list[Step] = field(default_factory=list)
+
+    def add_step(self, step: Step) -> None:
+        self.trace.append(step)
+        self.steps = len(self.trace)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

@@ -1,0 +1,183 @@
+"""Pulling a program out of a model's reply, and checking it before it runs.
+
+Replies come with prose, several fences (```python, ```py, bare ```), a fence cut off by
+the token limit or a stop sequence, or no fence at all. The checks catch what small
+models get wrong before a program wastes a step: Selenium code they were told not to
+write, invented helper functions, wrong arity; each becomes one line of feedback.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+import textwrap
+
+import regex
+
+import api_stubs
+from api_stubs import program_api
+
+_FENCE = regex.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)(?:\n[ \t]*```|\Z)", regex.DOTALL)
+_CODE_LANGS = {"", "python", "py", "python3", "py3"}
+_SELENIUM_NAMES = {"driver", "webdriver", "By", "Keys", "ActionChains", "WebDriverWait", "selenium"}
+_SELENIUM_ATTRS = {"execute_script", "send_keys", "find_element", "find_elements", "switch_to"}
+_CODE_START = regex.compile(
+    r"^\s*(?:[A-Za-z_][\w.]*\s*(?:\(|=|\[|,|\+=|-=)|(?:for|while|if|def|import|from|try|with|print|return|pass)\b)"
+)
+
+
+class ExtractionError(ValueError):
+    """No usable program in the reply; the one-line message goes back to the model."""
+
+
+def extract_program(reply: str) -> str:
+    """The program in ``reply``, checked against the API, or :class:`ExtractionError`."""
+    program = _best_block(reply)
+    if program is None:
+        raise ExtractionError("no Python code found in the reply; answer with one ```python code block")
+    return check_program(program)
+
+
+def _best_block(reply: str) -> str | None:
+    """The first fenced block that parses and calls an action; else bare code lines."""
+    blocks = [body for lang, body in _FENCE.findall(reply) if lang.lower() in _CODE_LANGS]
+    parsed = [b for b in (_dedent(b) for b in blocks) if b.strip() and _parses(b)]
+    for block in parsed:
+        if _calls_action(block):
+            return block
+    if parsed:
+        return parsed[0]
+    if blocks:  # a fenced block that does not parse: keep its longest parsable prefix
+        prefix = _parsable_prefix(_dedent(blocks[0]).splitlines())
+        if prefix:
+            return prefix
+    return _bare_code(reply)
+
+
+def _bare_code(reply: str) -> str | None:
+    """Unfenced code: the longest parsable run of lines starting at a code-looking line."""
+    lines = reply.replace("```", "").splitlines()
+    best: str | None = None
+    for start, line in enumerate(lines):
+        if not _CODE_START.match(line) or line.startswith((" ", "\t")):
+            continue
+        candidate = _parsable_prefix(lines[start:])
+        if candidate and _calls_action(candidate) and (best is None or len(candidate) > len(best)):
+            best = candidate
+    return best
+
+
+def _parsable_prefix(lines: list[str]) -> str | None:
+    for end in range(len(lines), 0, -1):
+        text = "\n".join(lines[:end]).strip("\n")
+        if text.strip() and _parses(text):
+            return text
+    return None
+
+
+def _dedent(code: str) -> str:
+    return textwrap.dedent(code).strip("\n")
+
+
+def _parses(code: str) -> bool:
+    try:
+        ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def _calls_action(code: str) -> bool:
+    tree = ast.parse(code)
+    names = set(api_stubs.ACTION_NAMES)
+    return any(isinstance(n, ast.Call) and _call_name(n) in names for n in ast.walk(tree))
+
+
+def _call_name(call: ast.Call) -> str:
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        return f"{func.value.id}.{func.attr}"
+    return ""
+
+
+_ARITY = {
+    name: inspect.signature(program_api.Env.step if name == "env.step" else getattr(program_api, name))
+    for name in api_stubs.ACTION_NAMES
+}
+
+
+def check_program(code: str) -> str:
+    """Refuse Selenium code, invented functions and wrong arity; drop redefined API stubs."""
+    tree = ast.parse(code)
+    marker = _selenium_marker(tree)
+    if marker:
+        raise ExtractionError(
+            f"the program uses Selenium ({marker}); use only click, enter_text, press_key and scroll"
+        )
+    tree.body = [node for node in tree.body if not _redefines_api(node)]
+    if not tree.body:
+        raise ExtractionError("the reply only redefines the API functions; call them instead")
+    defined = _defined_names(tree)
+    known = defined | set(dir(builtins)) | set(api_stubs.DATA_NAMES) | {"env"}
+    known |= {n.split(".")[0] for n in api_stubs.ACTION_NAMES}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        name = _call_name(node)
+        if isinstance(node.func, ast.Name) and name not in known:
+            raise ExtractionError(
+                f"{name}() is not defined; use only click, enter_text, press_key and scroll"
+            )
+        if name in _ARITY and name not in defined:
+            _check_arity(name, node)
+    return ast.unparse(tree) if len(tree.body) != len(ast.parse(code).body) else code
+
+
+def _selenium_marker(tree: ast.Module) -> str | None:
+    """The first sign of browser-automation code the model was told not to write."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in _SELENIUM_NAMES:
+            return node.id
+        if isinstance(node, ast.Attribute) and node.attr in _SELENIUM_ATTRS:
+            return node.attr
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            modules = [a.name for a in node.names] + [getattr(node, "module", None) or ""]
+            if any(m.split(".")[0] == "selenium" for m in modules):
+                return "import selenium"
+    return None
+
+
+def _redefines_api(node: ast.stmt) -> bool:
+    return isinstance(node, (ast.FunctionDef, ast.ClassDef)) and (
+        node.name in api_stubs.ACTION_NAMES or node.name == "Env"
+    )
+
+
+def _defined_names(tree: ast.Module) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+    return names
+
+
+def _check_arity(name: str, call: ast.Call) -> None:
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return
+    signature = _ARITY[name]
+    params = [p for p in signature.parameters if p != "self"]
+    try:
+        signature.bind(*([None] * (name == "env.step")), *call.args, **{k.arg: None for k in call.keywords})
+    except TypeError:
+        raise ExtractionError(
+            f"{name}() takes {len(params)} argument(s) ({', '.join(params)}), got {len(call.args) + len(call.keywords)}"
+        ) from None

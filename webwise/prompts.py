@@ -1,0 +1,113 @@
+"""Prompt building: the fixed part first, then the task's examples, page and history.
+
+The system message depends only on the method, never on the task, so a local model
+reuses its KV cache for it across every call of a run. The API section is rendered from
+``api_stubs`` so it cannot drift from what the sandbox exposes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import api_stubs
+from webwise.dom import Element, render
+from webwise.llm.base import Message
+
+METHODS: tuple[str, ...] = ("webwise", "filtered-dom", "whole-dom", "instruction-only")
+
+_ROLE = """You write short Python programs that carry out tasks on a web page.
+Your program runs in a sandbox where these names are defined:
+  task         the instruction, a string
+  observation  the page's visible elements in document order: a list of dicts with keys
+               ref, tag, text, id, classes, value (plus clicked/modified flags)
+and these actions, which are the only way to touch the page:"""
+
+_RULES = """Rules:
+- Reply with exactly one ```python code block and nothing after it.
+- Use only the actions above, Python built-ins, and the modules re, math, json, datetime,
+  string, itertools and collections. There is no browser object, no Selenium, no other helper.
+- Take every target from the task and the page. Copy texts exactly as the page shows them.
+- To type, click the input element itself first (tag input_text, input_password, textarea,
+  ...), then call enter_text. Clicking a label or text does not focus anything.
+- Each action returns the new observation and also updates the variable observation."""
+
+_PAGE_FORMAT = """The page is shown one element per line: [ref] tag "text" #id .classes value flags."""
+
+_STEPWISE = """You work step by step. After your program runs you see the page again and write
+the next program. When one program cannot finish the task (content appears only after a
+click, a page must be opened first), do the next useful actions and stop; the episode ends
+by itself once the task is complete. Never send a program that already failed unchanged."""
+
+_SINGLE = """You get one chance: the program must complete the whole task."""
+
+_NO_PAGE = """You do not see the page; infer the elements from the task."""
+
+
+def system_message(method: str) -> str:
+    """The fixed, task-independent part of every prompt for ``method``."""
+    api = api_stubs.render_api()
+    parts = [_ROLE, api, _RULES]
+    parts.append(_NO_PAGE if method == "instruction-only" else _PAGE_FORMAT)
+    parts.append(_STEPWISE if method == "webwise" else _SINGLE)
+    return "\n\n".join(parts)
+
+
+@dataclass(frozen=True)
+class ExampleStep:
+    observation: Sequence[Element]
+    program: str
+
+
+@dataclass(frozen=True)
+class PromptExample:
+    """An in-context example as the prompt shows it (hand-written or harvested)."""
+
+    instruction: str
+    steps: Sequence[ExampleStep]
+    solved_before: bool = False
+
+
+@dataclass(frozen=True)
+class PastStep:
+    """A program already run in this episode and what came of it."""
+
+    program: str | None
+    result: str
+
+
+def task_message(
+    method: str,
+    instruction: str,
+    page: Sequence[Element],
+    examples: Sequence[PromptExample] = (),
+    history: Sequence[PastStep] = (),
+) -> str:
+    """The per-call user message: examples, the task, the current page, earlier steps."""
+    parts = [_render_example(example, method) for example in examples]
+    parts.append(f"Task: {instruction}")
+    if method != "instruction-only":
+        parts.append("Page:\n" + (render(page) or "(no visible elements)"))
+    for number, past in enumerate(history, 1):
+        code = f"```python\n{past.program}\n```" if past.program else "(no usable program)"
+        parts.append(f"Step {number} program:\n{code}\nResult: {past.result}")
+    ask = "Write the program for the next step." if history else "Write the program."
+    parts.append(ask)
+    return "\n\n".join(parts)
+
+
+def _render_example(example: PromptExample, method: str) -> str:
+    heading = ("Here is a task you solved before, with the program that solved it:"
+               if example.solved_before else "Example (an invented page):")
+    lines = [heading, f"Task: {example.instruction}"]
+    steps = example.steps
+    for number, step in enumerate(steps, 1):
+        label = f" (step {number})" if len(steps) > 1 else ""
+        if method != "instruction-only":
+            lines.append(f"Page{label}:\n{render(step.observation)}")
+        lines.append(f"Program{label}:\n```python\n{step.program}\n```")
+    return "\n".join(lines)
+
+
+def build_messages(method: str, user: str) -> list[Message]:
+    return [{"role": "system", "content": system_message(method)}, {"role": "user", "content": user}]

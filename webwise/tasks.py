@@ -1,0 +1,69 @@
+"""Where MiniWoB++ task pages live, which tasks exist, and the paper's 48-task groups."""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+from pathlib import Path
+
+from webwise.errors import ConfigError
+
+#: The paper's 48 tasks, grouped by how many API calls they need (DESIGN.md).
+PAPER_GROUPS: dict[str, tuple[str, ...]] = {
+    "1": ("click-button", "click-button-sequence", "click-dialog", "click-dialog-2", "click-link",
+          "click-tab", "click-test", "click-test-2", "click-test-transfer", "click-widget",
+          "grid-coordinate", "multi-layouts", "text-transform", "use-autocomplete"),
+    "2": ("click-collapsible", "click-option", "click-pie", "click-tab-2-easy", "click-tab-2-medium",
+          "enter-time", "read-table", "read-table-2", "simple-algebra", "simple-arithmetic"),
+    "3-6": ("email-inbox-forward-nl", "email-inbox-forward-nl-turk", "enter-date", "enter-password",
+            "enter-text", "enter-text-2", "enter-text-dynamic", "focus-text", "focus-text-2", "login-user"),
+    "variable": ("click-checkboxes", "click-checkboxes-large", "click-checkboxes-soft",
+                 "click-checkboxes-transfer", "click-collapsible-2", "click-tab-2", "click-tab-2-hard",
+                 "email-inbox", "email-inbox-nl-turk", "find-word", "guess-number", "navigate-tree",
+                 "search-engine", "terminal"),
+}
+PAPER48: tuple[str, ...] = tuple(task for group in PAPER_GROUPS.values() for task in group)
+
+
+def group_of(task: str) -> str:
+    """The paper's group of a task, or ``"other"`` for tasks outside the 48."""
+    return next((group for group, tasks in PAPER_GROUPS.items() if task in tasks), "other")
+
+
+@functools.cache
+def html_root() -> Path:
+    """The ``miniwob/html`` folder of the installed ``miniwob`` package (found without importing it)."""
+    spec = importlib.util.find_spec("miniwob")
+    if spec is None or not spec.submodule_search_locations:
+        raise ConfigError("the miniwob package is not installed; run the set-up command in the README")
+    return Path(next(iter(spec.submodule_search_locations))) / "html"
+
+
+@functools.cache
+def all_tasks() -> tuple[str, ...]:
+    """Every MiniWoB++ task page shipped by the package, sorted."""
+    return tuple(sorted(p.stem for p in (html_root() / "miniwob").glob("*.html")))
+
+
+def check_task(task: str) -> str:
+    """Return ``task`` if a page exists for it, else a one-line :class:`ConfigError`."""
+    if task not in all_tasks():
+        raise ConfigError(f"unknown task {task!r}; `webwise tasks` lists the {len(all_tasks())} available")
+    return task
+
+
+def page_path(task: str) -> str:
+    """The URL path of a task's page under the page server's root."""
+    return f"/miniwob/{check_task(task)}.html"
+
+
+def parse_task_list(spec: str) -> list[str]:
+    """``paper48``, ``all`` or a comma-separated list of task names."""
+    if spec == "paper48":
+        return list(PAPER48)
+    if spec == "all":
+        return list(all_tasks())
+    names = [name.strip() for name in spec.split(",") if name.strip()]
+    if not names:
+        raise ConfigError("empty task list")
+    return [check_task(name) for name in names]
