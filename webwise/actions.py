@@ -11,7 +11,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
 from webwise import dom
@@ -205,9 +204,9 @@ class Executor:
                 raise ActionError(f"cannot read {body!r} as a {kind}")
             self.env.script(_SET_VALUE_JS, value)
         elif body:
-            ActionChains(self.env.driver).send_keys(body.replace("\n", Keys.ENTER)).perform()
+            self.env.keys(body.replace("\n", Keys.ENTER))
         if enter:
-            ActionChains(self.env.driver).send_keys(Keys.ENTER).perform()
+            self.env.keys(Keys.ENTER)
         self._mark_focused_typed()
         return f"{tag} {kind}".strip()
 
@@ -228,13 +227,7 @@ class Executor:
             code = main
         else:
             raise ActionError(f"unknown key {main!r}; use Enter, Tab, Backspace, Delete, Escape, Space, Home, End or Arrow keys")
-        chain = ActionChains(self.env.driver)
-        for modifier in modifiers:
-            chain.key_down(modifier)
-        chain.send_keys(code)
-        for modifier in reversed(modifiers):
-            chain.key_up(modifier)
-        chain.perform()
+        self.env.keys(code, modifiers=tuple(modifiers))
         return key
 
     def _scroll(self, text: str) -> str:

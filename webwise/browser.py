@@ -54,8 +54,10 @@ class Browser:
         self.closed = True
         try:
             self.driver.quit()
-        except Exception:  # a dead browser cannot be quit politely; its processes are gone
-            pass
+        except Exception:  # a dead driver cannot be asked politely: stop its process instead
+            service = getattr(self.driver, "service", None)
+            if service is not None:
+                service.stop()
         if self.profile_dir:
             shutil.rmtree(self.profile_dir, ignore_errors=True)
 

@@ -7,11 +7,14 @@ Success means raw reward >= 1: some tasks pay partial reward for a wrong answer.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterator
 
+import urllib3
 from selenium.common.exceptions import WebDriverException
+from selenium.webdriver.common.action_chains import ActionChains
 
 from webwise import browser as browser_mod
 from webwise.dom import Element, flatten
@@ -83,15 +86,35 @@ class MiniWoBEnv:
             self.browser = browser_mod.launch(self.remote_url)
         return self.browser.driver
 
-    def script(self, source: str, *args: Any) -> Any:
-        """Run a script with data arguments; a dead browser becomes :class:`BrowserDied`."""
+    @contextlib.contextmanager
+    def _guard(self) -> Iterator[None]:
+        """Turn every sign of a dead browser or driver into :class:`BrowserDied`."""
         try:
-            return self.driver.execute_script(source, *args)
+            yield
         except WebDriverException as exc:
             if _is_dead(exc):
                 self._discard_browser()
-                raise BrowserDied(f"browser died: {exc.msg or type(exc).__name__}") from None
+                raise BrowserDied(f"browser died: {(exc.msg or type(exc).__name__).splitlines()[0]}") from None
             raise
+        except (urllib3.exceptions.HTTPError, ConnectionError) as exc:
+            self._discard_browser()
+            raise BrowserDied(f"browser died: {type(exc).__name__}") from None
+
+    def script(self, source: str, *args: Any) -> Any:
+        """Run a script with data arguments (never spliced into the source)."""
+        with self._guard():
+            return self.driver.execute_script(source, *args)
+
+    def keys(self, *keys: str, modifiers: tuple[str, ...] = ()) -> None:
+        """Send key events to the focused element, holding ``modifiers`` down."""
+        with self._guard():
+            chain = ActionChains(self.driver)
+            for modifier in modifiers:
+                chain.key_down(modifier)
+            chain.send_keys(*keys)
+            for modifier in reversed(modifiers):
+                chain.key_up(modifier)
+            chain.perform()
 
     def reset(self, task: str, seed: int, mode: str = "train") -> str:
         """Start a seeded episode of ``task``; returns the utterance. Same seed, same page."""
@@ -108,13 +131,8 @@ class MiniWoBEnv:
 
     def _open(self, task: str) -> None:
         self.task = None
-        try:
+        with self._guard():
             self.driver.get(self.pages.base_url + page_path(task))
-        except WebDriverException as exc:
-            if _is_dead(exc):
-                self._discard_browser()
-                raise BrowserDied(f"browser died: {exc.msg}") from None
-            raise
         deadline = time.monotonic() + 10
         while not self.script(_LOADED_JS):
             if time.monotonic() > deadline:
@@ -131,7 +149,8 @@ class MiniWoBEnv:
         return Outcome.from_page(self.script(_STATE_JS))
 
     def screenshot_png(self) -> bytes:
-        return self.driver.get_screenshot_as_png()
+        with self._guard():
+            return self.driver.get_screenshot_as_png()
 
     def _discard_browser(self) -> None:
         if self.browser is not None:

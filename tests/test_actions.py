@@ -1,0 +1,157 @@
+"""The action executor on real MiniWoB++ pages in headless Chromium."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from webwise.actions import ActionError, Executor
+from webwise.agent import ActionHandler
+from webwise.dom import filtered_summary
+from webwise.environment import MiniWoBEnv
+
+
+def start(env: MiniWoBEnv, task: str, seed: int) -> Executor:
+    env.reset(task, seed)
+    executor = Executor(env, filtered_summary)
+    executor.start()
+    return executor
+
+
+def input_value(env: MiniWoBEnv, selector: str = "input") -> str:
+    return env.script("return document.querySelector(arguments[0]).value;", selector)
+
+
+def test_click_by_text_solves_click_button(env: MiniWoBEnv) -> None:
+    executor = start(env, "click-button", 4)
+    executor.click("button", env.utterance.split('"')[1])
+    assert executor.outcome.success
+    assert executor.records[-1].target.startswith("button")
+
+
+def test_click_label_through_descendant_text_checks_the_box(env: MiniWoBEnv) -> None:
+    executor = start(env, "click-checkboxes", 5)
+    first = next(e for e in executor.observation if e["tag"] == "t")
+    observation = executor.click("label", first["text"])
+    box = next(e for e in observation if e["tag"] == "input_checkbox")
+    assert box["value"] is True
+    assert any(e["clicked"] for e in observation)
+
+
+def test_click_bare_text_node(env: MiniWoBEnv) -> None:
+    executor = start(env, "click-checkboxes", 6)
+    word = next(e for e in executor.observation if e["tag"] == "t")["text"]
+    observation = executor.click("t", word)
+    assert any(e["tag"] == "input_checkbox" and e["value"] is True for e in observation)
+
+
+def test_click_with_no_match_names_candidates(env: MiniWoBEnv) -> None:
+    executor = start(env, "click-button", 4)
+    with pytest.raises(ActionError, match=r"no 'button' element with text 'Nonexistent'; closest: "):
+        executor.click("button", "Nonexistent")
+    assert not executor.outcome.done
+
+
+def test_enter_text_without_focus_is_an_error(env: MiniWoBEnv) -> None:
+    executor = start(env, "enter-text", 1)
+    with pytest.raises(ActionError, match="no text input is focused"):
+        executor.enter_text("hello")
+
+
+def test_enter_text_with_newline_presses_enter(env: MiniWoBEnv) -> None:
+    executor = start(env, "enter-text", 2)
+    word = re.search(r'"(.*)"', env.utterance).group(1)
+    executor.click("input_text", "")
+    observation = executor.enter_text(word)
+    assert input_value(env) == word
+    assert any(e["tag"] == "input_text" and e["modified"] for e in observation)
+    executor.click("button", "Submit")
+    assert executor.outcome.success
+
+
+def test_press_key_combinations_edit_the_input(env: MiniWoBEnv) -> None:
+    executor = start(env, "enter-text", 3)
+    executor.click("input_text", "")
+    executor.enter_text("abc def")
+    executor.press_key("Backspace")
+    assert input_value(env) == "abc de"
+    executor.press_key("Home")
+    executor.press_key("Delete")
+    assert input_value(env) == "bc de"
+    executor.press_key("Control+a")
+    executor.press_key("Backspace")
+    assert input_value(env) == ""
+    with pytest.raises(ActionError, match="unknown key"):
+        executor.press_key("Hyper")
+    with pytest.raises(ActionError, match="unknown modifier"):
+        executor.press_key("Super+x")
+
+
+def test_copy_and_paste_between_inputs(env: MiniWoBEnv) -> None:
+    executor = start(env, "login-user", 0)
+    executor.click("input_text", "username")
+    executor.enter_text("copied")
+    executor.press_key("Control+a")
+    executor.press_key("Control+c")
+    executor.click("input_password", "password")
+    executor.press_key("Control+v")
+    assert input_value(env, "#password") == "copied"
+
+
+@pytest.mark.parametrize("typed", ["03/14/2016", "2016-03-14", "March 14, 2016"])
+def test_date_input_accepts_human_forms(env: MiniWoBEnv, typed: str) -> None:
+    executor = start(env, "enter-date", 0)
+    executor.click("input_date", "")
+    executor.enter_text(typed)
+    assert input_value(env, "#tt") == "2016-03-14"
+
+
+@pytest.mark.parametrize(("typed", "value"), [("9:37 PM", "21:37"), ("21:37", "21:37"), ("12:05am", "00:05")])
+def test_time_input_accepts_human_forms(env: MiniWoBEnv, typed: str, value: str) -> None:
+    executor = start(env, "enter-time", 0)
+    executor.click("input_time", "")
+    executor.enter_text(typed)
+    assert input_value(env, "#tt") == value
+
+
+def test_scroll_brings_text_into_view(env: MiniWoBEnv) -> None:
+    executor = start(env, "scroll-text-2", 0)
+    env.script("window.scrollTo(0, 0); document.querySelectorAll('*').forEach(e => e.scrollTop = 0);")
+    texts = [e for e in env.observe()[0] if e["deep_text"]]
+    last = texts[-1]["deep_text"].split()[-1]
+    executor.scroll(last)
+    with pytest.raises(ActionError, match="no element contains"):
+        executor.scroll("zzzz-not-on-the-page")
+
+
+def test_injection_through_arguments_stays_data(env: MiniWoBEnv) -> None:
+    executor = start(env, "click-button", 4)
+    hostile = "'); core.endEpisode(1, false); ('"
+    with pytest.raises(ActionError):
+        executor.click("button", hostile)
+    with pytest.raises(ActionError):
+        executor.scroll("\"]); WOB_RAW_REWARD_GLOBAL = 1; //")
+    assert not executor.outcome.done
+    assert env.script("return WOB_RAW_REWARD_GLOBAL;") == 0
+
+
+def test_paper_spelling_through_the_handler(env: MiniWoBEnv) -> None:
+    executor = start(env, "click-button", 9)
+    handler = ActionHandler(executor)
+    target = env.utterance.split('"')[1]
+    action = handler("click_action1", ["button", target, executor.observation], {}).value
+    assert action == {"action": "click", "args": ["button", target]}
+    reply = handler("env.step", [action], {})
+    observation, reward, terminated, truncated, info = reply.value
+    assert terminated and reply.stop and executor.outcome.success
+    assert reply.rebind["observation"] == observation
+
+
+def test_handler_refuses_bad_arguments(env: MiniWoBEnv) -> None:
+    executor = start(env, "click-button", 9)
+    handler = ActionHandler(executor)
+    assert "expects text as a string" in handler("click", ["button", {"x": 1}], {}).error
+    assert handler("click", ["button"], {}).error.startswith("click(): ")
+    assert "not an action" in handler("navigate", ["http://example.com"], {}).error
+    assert "env.step() expects" in handler("env.step", [{"action": "javascript"}], {}).error

@@ -1,0 +1,102 @@
+"""The command line: bad input gets one line on stderr and exit 2; tasks are listed."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from webwise.cli import main
+from webwise.tasks import PAPER48
+
+WEBWISE = str(Path(sys.executable).parent / "webwise")
+
+
+@pytest.fixture()
+def replay_file(tmp_path: Path) -> Path:
+    path = tmp_path / "replies.json"
+    path.write_text(json.dumps({"*": ["```python\nclick('button', '')\n```"]}))
+    return path
+
+
+def bad_inputs(tmp_path: Path) -> list[tuple[list[str], str]]:
+    malformed = tmp_path / "malformed.json"
+    malformed.write_text("{not json")
+    wrong_shape = tmp_path / "list.json"
+    wrong_shape.write_text('["a reply"]')
+    wrong_entry = tmp_path / "entry.json"
+    wrong_entry.write_text('{"click-button": "not a list"}')
+    ok = ["--llm", f"replay:{malformed}"]
+    return [
+        (["solve", "--task", "no-such-task", "--llm", f"replay:{wrong_shape}"], "unknown task 'no-such-task'"),
+        (["solve", "--task", "click-button", "--llm", "gpt4"], "unknown --llm spec 'gpt4'"),
+        (["solve", "--task", "click-button", "--llm", "replay:"], "needs a file name"),
+        (["solve", "--task", "click-button", "--llm", f"replay:{tmp_path / 'missing.json'}"], "replay file not found"),
+        (["solve", "--task", "click-button", *ok], "is not valid JSON"),
+        (["solve", "--task", "click-button", "--llm", f"replay:{wrong_shape}"], "must hold a JSON object"),
+        (["solve", "--task", "click-button", "--llm", f"replay:{wrong_entry}"], "must be a list of strings"),
+        (["solve", "--task", "click-button", "--seed", "-3", *ok], "expected a number >= 0"),
+        (["solve", "--task", "click-button", "--seed", "abc", *ok], "expected a whole number"),
+        (["solve", "--task", "click-button", "--method", "magic", *ok], "invalid choice: 'magic'"),
+        (["solve", "--task", "click-button", "--examples", "many", *ok], "invalid choice: 'many'"),
+        (["solve", "--task", "click-button", "--max-steps", "0", *ok], "expected a number >= 1"),
+        (["solve"], "the following arguments are required: --task"),
+        (["frobnicate"], "invalid choice: 'frobnicate'"),
+    ]
+
+
+def test_bad_input_exits_2_with_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for argv, message in bad_inputs(tmp_path):
+        with pytest.raises(SystemExit) as info:
+            code = main(argv)
+            raise SystemExit(code)
+        err = capsys.readouterr().err
+        assert info.value.code == 2, argv
+        assert err.count("\n") == 1 and err.startswith("webwise: error: "), (argv, err)
+        assert message in err, (argv, err)
+
+
+def test_bad_input_through_the_console_script(tmp_path: Path) -> None:
+    result = subprocess.run([WEBWISE, "solve", "--task", "nope", "--llm", "replay:x.json"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr == "webwise: error: unknown task 'nope'; `webwise tasks` lists the 130 available\n"
+    assert "Traceback" not in result.stderr and result.stdout == ""
+
+
+def test_tasks_lists_every_page_and_the_paper_groups(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tasks"]) == 0
+    listed = capsys.readouterr().out.split()
+    assert len(listed) == 130 and "click-button" in listed and "book-flight" in listed
+    assert main(["tasks", "--paper48"]) == 0
+    rows = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
+    assert [r[0] for r in rows] == list(PAPER48)
+    assert {r[1] for r in rows} == {"1", "2", "3-6", "variable"}
+
+
+def test_solve_json_has_the_episode_contract(replay_file: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["solve", "--task", "click-test", "--seed", "3", "--llm", f"replay:{replay_file}",
+                 "--examples", "none", "--json"])
+    record = json.loads(capsys.readouterr().out)
+    assert code == 0 and record["success"] is True
+    for key in ("task", "seed", "method", "examples", "llm", "success", "reward", "steps", "llm_calls",
+                "prompt_tokens", "completion_tokens", "seconds", "trace"):
+        assert key in record, key
+    step = record["trace"][0]
+    for key in ("prompt", "reply", "program", "actions", "error"):
+        assert key in step, key
+    assert step["prompt"][0]["role"] == "system" and step["error"] is None
+    assert step["actions"][0]["name"] == "click"
+
+
+def test_unsolved_run_exits_1_and_says_replies_ran_out(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    replay_file = tmp_path / "idle.json"
+    replay_file.write_text(json.dumps({"click-button": ["```python\nprint('thinking')\n```"]}))
+    code = main(["solve", "--task", "click-button", "--seed", "0", "--llm", f"replay:{replay_file}",
+                 "--examples", "none", "--max-steps", "3"])
+    out = capsys.readouterr().out
+    assert code == 1
+    assert "NOT SOLVED" in out and "replay file has only 1 replies" in out

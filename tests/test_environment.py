@@ -1,0 +1,106 @@
+"""The MiniWoB++ environment in real headless Chromium: resets, rewards, utterances, clean-up."""
+
+from __future__ import annotations
+
+import glob
+import subprocess
+import tempfile
+
+import pytest
+
+from webwise.dom import filtered_summary, render, whole_dom
+from webwise.environment import MiniWoBEnv
+
+
+def page_text(env: MiniWoBEnv) -> str:
+    return render(whole_dom(env.observe()[0]))
+
+
+@pytest.mark.parametrize("task", ["click-button", "click-checkboxes", "enter-text", "grid-coordinate", "email-inbox"])
+def test_seeded_reset_is_repeatable(env: MiniWoBEnv, task: str) -> None:
+    first = (env.reset(task, 7), page_text(env))
+    env.reset(task, 8)
+    other = (env.utterance, page_text(env))
+    again = (env.reset(task, 7), page_text(env))
+    assert first == again
+    assert other != first
+
+
+def test_reward_after_right_and_wrong_click(env: MiniWoBEnv) -> None:
+    env.reset("click-test", 0)
+    assert not env.outcome().done
+    ref = next(e["ref"] for e in env.observe()[0] if e["tag"] == "button")
+    env.script("core.elementClick(arguments[0]);", ref)
+    outcome = env.outcome()
+    assert outcome.done and outcome.raw_reward == 1.0 and outcome.success
+
+    env.reset("click-button", 0)
+    target = env.utterance.split('"')[1]
+    wrong = next(e for e in env.observe()[0] if e["tag"] == "button" and e["text"] != target)
+    env.script("core.elementClick(arguments[0]);", wrong["ref"])
+    outcome = env.outcome()
+    assert outcome.done and outcome.raw_reward < 1 and not outcome.success
+
+
+def test_episode_timer_is_raised(env: MiniWoBEnv) -> None:
+    env.reset("click-button", 1)
+    assert env.script("return core.EPISODE_MAX_TIME;") == env.episode_ms
+    assert env.episode_ms >= 600_000
+
+
+def test_structured_utterance_becomes_text(env: MiniWoBEnv) -> None:
+    utterance = env.reset("email-inbox-forward-nl", 2)
+    assert isinstance(utterance, str) and utterance.lower().startswith(("forward", "send", "please", "can", "i", "find"))
+    assert env.script("return typeof core.getUtterance();") == "object"
+
+
+def test_filtered_summary_keeps_order_and_flags(env: MiniWoBEnv) -> None:
+    env.reset("click-checkboxes", 3)
+    elements = env.observe()[0]
+    summary = filtered_summary(elements, clicked={elements[0]["ref"]}, modified=set())
+    refs = [e["ref"] for e in summary]
+    order = [e["ref"] for e in elements]
+    assert refs == sorted(refs, key=order.index)
+    assert {"ref", "tag", "text", "id", "classes", "value", "clicked", "modified"} <= set(summary[0])
+    assert any(e["tag"] == "input_checkbox" for e in summary)
+    assert any(e["tag"] == "button" and e["text"] == "Submit" for e in summary)
+
+
+def test_svg_ids_are_strings(env: MiniWoBEnv) -> None:
+    env.reset("grid-coordinate", 0)
+    circles = [e for e in env.observe()[0] if e["tag"] == "circle"]
+    assert circles and all(isinstance(c["id"], str) and c["id"].startswith("(") for c in circles)
+
+
+def test_flight_task_served_over_http(env: MiniWoBEnv) -> None:
+    env.reset("book-flight", 0)
+    assert env.driver.current_url.startswith("http://127.0.0.1:")
+    assert "flight" in env.utterance.lower() or "book" in env.utterance.lower()
+
+
+def _chromium_pids() -> set[str]:
+    out = subprocess.run(["pgrep", "-f", "webwise-chrome-"], capture_output=True, text=True).stdout
+    return set(out.split())
+
+
+def test_close_leaves_no_process_or_temp_dir() -> None:
+    before_dirs = set(glob.glob(tempfile.gettempdir() + "/webwise-chrome-*"))
+    before_pids = _chromium_pids()
+    environment = MiniWoBEnv()
+    environment.reset("click-button", 0)
+    profile = environment.browser.profile_dir
+    assert _chromium_pids() - before_pids
+    environment.close()
+    assert not (_chromium_pids() - before_pids)
+    assert not (set(glob.glob(tempfile.gettempdir() + "/webwise-chrome-*")) - before_dirs)
+    assert profile not in glob.glob(tempfile.gettempdir() + "/webwise-chrome-*")
+
+
+def test_dead_browser_is_replaced(env: MiniWoBEnv) -> None:
+    from webwise.environment import BrowserDied
+
+    env.reset("click-button", 0)
+    env.browser.driver.quit()
+    with pytest.raises(BrowserDied):
+        env.observe()
+    assert env.reset("click-button", 0)  # a fresh browser comes up on the next reset

@@ -1,0 +1,118 @@
+"""Extraction of programs from realistic, messy model replies."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from webwise.extraction import ExtractionError, extract_program
+
+FENCED_WITH_PROSE = """Sure! To complete the task I will click the button.
+
+```python
+click('button', 'Submit')
+```
+
+This clicks the Submit button, which completes the task."""
+
+PY_FENCE = """```py
+for element in observation:
+    if element['tag'] == 'input_checkbox':
+        click('input_checkbox', element['id'])
+```"""
+
+BARE_FENCE = """```
+click('a', 'More')
+```"""
+
+SEVERAL_FENCES = """The API is used like this:
+```python
+x = 1
+```
+Solution:
+```python
+import re
+name = re.search(r'"(.*)"', task).group(1)
+click('button', name)
+```
+Also you could:
+```python
+click('button', 'Cancel')
+```"""
+
+CUT_OFF = """```python
+click('input_text', '')
+enter_text('hello')
+click('button', 'Sub"""
+
+NO_FENCE = """Solution:
+action = click_action1('button', 'ONE', observation)
+observation, reward, terminated, truncated, info = env.step(action)
+The program above clicks ONE."""
+
+REDEFINES_API = """```python
+def click(tag, text):
+    pass
+
+def enter_text(text):
+    pass
+
+click('input_text', 'name')
+enter_text('Bob')
+```"""
+
+PROSE_INSIDE_FENCE = """```python
+Here is the program:
+click('span', 'Okay')
+```"""
+
+INDENTED = """Answer:
+```python
+    click('button', 'OK')
+    click('button', 'Next')
+```"""
+
+
+@pytest.mark.parametrize(
+    ("reply", "program"),
+    [
+        (FENCED_WITH_PROSE, "click('button', 'Submit')"),
+        (PY_FENCE, PY_FENCE.split("\n", 1)[1].rsplit("\n```", 1)[0]),
+        (BARE_FENCE, "click('a', 'More')"),
+        (SEVERAL_FENCES, "import re\nname = re.search(r'\"(.*)\"', task).group(1)\nclick('button', name)"),
+        (CUT_OFF, "click('input_text', '')\nenter_text('hello')"),
+        (NO_FENCE, "action = click_action1('button', 'ONE', observation)\n"
+                   "observation, reward, terminated, truncated, info = env.step(action)"),
+        (REDEFINES_API, "click('input_text', 'name')\nenter_text('Bob')"),
+        (PROSE_INSIDE_FENCE, "click('span', 'Okay')"),
+        (INDENTED, "click('button', 'OK')\nclick('button', 'Next')"),
+    ],
+    ids=["prose", "py-fence", "bare-fence", "several-fences", "cut-off", "paper-env-step", "redefines-api",
+         "prose-in-fence", "indented"],
+)
+def test_extracts_the_program(reply: str, program: str) -> None:
+    assert extract_program(reply) == program
+
+
+@pytest.mark.parametrize(
+    ("reply", "message"),
+    [
+        ("I am sorry, I cannot browse the web.", "no Python code found"),
+        ("```python\nfrom selenium import webdriver\ndriver = webdriver.Chrome()\n```", "uses Selenium"),
+        ("```python\ndriver.find_element(By.ID, 'subbtn').click()\n```", "uses Selenium"),
+        ("```python\nclick_button('OK')\n```", "click_button() is not defined"),
+        ("```python\nclick('OK')\n```", "click() takes 2 argument(s) (tag, text), got 1"),
+        ("```python\nenter_text('a', 'b', 'c')\n```", "enter_text() takes 1 argument(s)"),
+        ("```python\ndef click(tag, text):\n    pass\n```", "only redefines the API"),
+    ],
+)
+def test_refuses_with_one_line(reply: str, message: str) -> None:
+    with pytest.raises(ExtractionError, match=re.escape(message)) as info:
+        extract_program(reply)
+    assert "\n" not in str(info.value)
+
+
+def test_helpers_the_program_defines_are_allowed() -> None:
+    reply = "```python\ndef pick(word):\n    click('span', word)\n\npick('Okay')\n```"
+    assert "pick('Okay')" in extract_program(reply)

@@ -1,0 +1,69 @@
+"""The five click rules of program API v1, on elements built by hand (no browser)."""
+
+from __future__ import annotations
+
+import pytest
+
+from webwise.dom import flatten
+from webwise.matching import NoMatch, find_target
+
+# body > [button "Submit", button "submit form", label(checkbox + t "HF2"), a#next "More",
+#         span "Okay", div > button "OK", svg circle #(1,2) .plot-point]
+TREE = {
+    "ref": 1, "tag": "BODY", "children": [
+        {"ref": 2, "tag": "BUTTON", "text": "submit form", "children": []},
+        {"ref": 3, "tag": "BUTTON", "text": "Submit", "children": []},
+        {"ref": 4, "tag": "LABEL", "children": [
+            {"ref": 5, "tag": "INPUT_checkbox", "value": False, "children": []},
+            {"ref": -1, "tag": "t", "text": "HF2", "children": []},
+        ]},
+        {"ref": 6, "tag": "A", "id": "next", "text": "More", "children": []},
+        {"ref": 7, "tag": "SPAN", "text": "Okay", "classes": "choice primary", "children": []},
+        {"ref": 8, "tag": "DIV", "children": [{"ref": 9, "tag": "BUTTON", "text": "OK", "children": []}]},
+        {"ref": 10, "tag": "circle", "id": {"baseVal": "(1,2)", "animVal": "(1,2)"},
+         "classes": {"baseVal": "plot-point", "animVal": "plot-point"}, "children": []},
+        {"ref": 11, "tag": "INPUT_text", "value": "", "id": "user", "children": []},
+    ],
+}
+ELEMENTS = flatten(TREE)
+
+
+@pytest.mark.parametrize(
+    ("tag", "text", "ref", "rule"),
+    [
+        ("button", "Submit", 3, "1: exact text beats an earlier case-insensitive match"),
+        ("button", "SUBMIT", 3, "2: text ignoring case, first in document order"),
+        ("a", "next", 6, "3: element id"),
+        ("button", "form", 2, "4: text contains, ignoring case"),
+        ("button", "Okay", 7, "5: any tag with exactly this text"),
+        ("label", "HF2", 4, "descendant text of a label that wraps a checkbox"),
+        ("choice", "Okay", 7, "tag given as one of the classes"),
+        ("input", "user", 11, "'input' matches any input_* tag"),
+        ("circle", "(1,2)", 10, "SVG id given as {baseVal, animVal}"),
+        ("plot-point", "", 10, "empty text picks the first element whose tag matches"),
+        ("t", "HF2", -1, "a bare text node"),
+        ("p", "OK", 9, "rule 5 prefers the button over the div that borrows its text"),
+    ],
+)
+def test_click_rules(tag: str, text: str, ref: int, rule: str) -> None:
+    assert find_target(ELEMENTS, tag, text)["ref"] == ref, rule
+
+
+def test_whitespace_is_collapsed() -> None:
+    assert find_target(ELEMENTS, "button", "  submit\n form ")["ref"] == 2
+
+
+def test_no_match_names_closest_candidates() -> None:
+    with pytest.raises(NoMatch) as info:
+        find_target(ELEMENTS, "button", "Sumbit")
+    message = str(info.value)
+    assert "Sumbit" in message and "'Submit'" in message
+    assert "\n" not in message
+
+
+def test_flatten_keeps_document_order_and_parents() -> None:
+    assert [e["ref"] for e in ELEMENTS] == [2, 3, 4, 5, -1, 6, 7, 8, 9, 10, 11]
+    label, text = ELEMENTS[2], ELEMENTS[4]
+    assert label["text"] == "" and label["deep_text"] == "HF2"
+    assert text["parent"] == 4 and text["tag"] == "t"
+    assert ELEMENTS[9]["id"] == "(1,2)" and ELEMENTS[9]["classes"] == "plot-point"
