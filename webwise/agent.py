@@ -88,7 +88,7 @@ class Agent:
         history: list[PastStep] = []
         budget = self.settings.max_steps if episode.method == "webwise" else 1
         for index in range(budget):
-            step = Step(index=index, prompt=build_messages(
+            step = Step(index=index, observation=observation, prompt=build_messages(
                 episode.method, task_message(episode.method, episode.utterance, observation, shown, history)))
             episode.add_step(step)
             if index == 0:

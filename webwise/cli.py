@@ -10,14 +10,14 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import NoReturn, Sequence
+from typing import Callable, NoReturn, Sequence
 
 from webwise.agent import EXAMPLE_MODES, Settings, check_method
 from webwise.environment import BrowserDied
 from webwise.episode import Episode
 from webwise.errors import ConfigError, WebwiseError
 from webwise.prompts import METHODS
-from webwise.tasks import PAPER48, all_tasks, check_task, group_of
+from webwise.tasks import PAPER48, all_tasks, check_task, group_of, parse_task_list
 
 
 class _Parser(argparse.ArgumentParser):
@@ -59,6 +59,43 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--screenshots", type=Path, default=None, help="save a PNG after each step here")
     solve.add_argument("--json", action="store_true", help="print the episode record as one JSON object")
 
+    harvest = commands.add_parser("harvest", help="zero-shot trials that store solved programs as examples (ACG)")
+    harvest.add_argument("--tasks", required=True, help="paper48, all, or a comma-separated list of tasks")
+    harvest.add_argument("--trials", type=positive_int, default=10, help="zero-shot trials per task (default 10)")
+    harvest.add_argument("--llm", default="local", help="local, local:PATH.gguf, openai:MODEL or replay:FILE")
+    harvest.add_argument("--store", type=Path, default=None, help="example store (default incontext/auto)")
+    harvest.add_argument("--method", default="webwise", choices=METHODS, help="method of the trials (default webwise)")
+    harvest.add_argument("--seed-start", type=non_negative_int, default=0, help="seed of the first trial (default 0)")
+    harvest.add_argument("--max-steps", type=positive_int, default=5, help="programs per trial (webwise method)")
+
+    bench = commands.add_parser(
+        "bench", help="tasks x seeds x methods x example modes over K workers, resumable",
+        description="Append every episode to OUT/results.jsonl, then print the tables and write them to "
+                    "OUT/tables.md and OUT/tables.csv. `webwise report OUT` regenerates the tables and writes "
+                    "OUT/report.html. An episode is (task, seed, method, examples, llm).")
+    bench.add_argument("--tasks", required=True, help="paper48, all, or a comma-separated list of tasks")
+    bench.add_argument("--seeds", type=positive_int, default=1, help="seeds per task (default 1)")
+    bench.add_argument("--seed-start", type=non_negative_int, default=0, help="first seed (default 0)")
+    bench.add_argument("--methods", type=choice_list(METHODS), default=["webwise"],
+                       help=f"comma-separated, of {', '.join(METHODS)} (default webwise)")
+    bench.add_argument("--examples", type=choice_list(EXAMPLE_MODES), default=["manual"],
+                       help=f"comma-separated, of {', '.join(EXAMPLE_MODES)} (default manual)")
+    bench.add_argument("--llm", default="local", help="local, local:PATH.gguf, openai:MODEL or replay:FILE")
+    bench.add_argument("--workers", type=positive_int, default=1,
+                       help="parallel browsers (default 1); with local they share one model, one call at a time")
+    bench.add_argument("--remote", default=None, metavar="URL", help="run the browsers on the Selenium Grid at URL")
+    bench.add_argument("--page-host", default="127.0.0.1",
+                       help="address to serve task pages on; must be reachable from the Grid's nodes (default 127.0.0.1)")
+    bench.add_argument("--out", type=Path, required=True, help="output directory")
+    bench.add_argument("--resume", action="store_true", help="run only the episodes missing from OUT/results.jsonl")
+    bench.add_argument("--max-steps", type=positive_int, default=5, help="programs per episode (webwise method)")
+
+    report = commands.add_parser("report", help="write DIR/report.html and regenerate DIR/tables.md and .csv",
+                                 description="A self-contained HTML report of a bench directory: the tables and "
+                                             "every episode step by step with prompt, program, error and screenshot. "
+                                             "Also rewrites DIR/tables.md and DIR/tables.csv from DIR/results.jsonl.")
+    report.add_argument("dir", type=Path, help="a `webwise bench --out` directory")
+
     tasks = commands.add_parser("tasks", help="list the available MiniWoB++ tasks")
     tasks.add_argument("--paper48", action="store_true", help="only the paper's 48 tasks, with their group")
     return parser
@@ -67,8 +104,14 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if args.command == "bench":
+            return _bench(args)
+        if args.command == "report":
+            return _report(args)
         if args.command == "tasks":
             return _tasks(args)
+        if args.command == "harvest":
+            return _harvest(args)
         return _solve(args)
     except ConfigError as exc:
         print(f"webwise: error: {exc}", file=sys.stderr)
@@ -79,6 +122,51 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("webwise: interrupted", file=sys.stderr)
         return 130
+
+
+def _harvest(args: argparse.Namespace) -> int:
+    from webwise.harvest import harvest
+
+    tasks = parse_task_list(args.tasks)
+    reports = harvest(tasks, trials=args.trials, llm=args.llm, store_dir=args.store, method=args.method,
+                      seed_start=args.seed_start, max_steps=args.max_steps,
+                      progress=lambda line: print(line, file=sys.stderr, flush=True))
+    print("task\ttrials\tsolved\tkept\tduplicates\tfailed_check\tstored")
+    for r in reports:
+        print(f"{r.task}\t{r.trials}\t{r.solved}\t{r.kept}\t{r.duplicates}\t{r.failed_check}\t{r.stored}")
+    with_example = sum(r.stored > 0 for r in reports)
+    failed = sum(r.failed_check for r in reports)
+    print(f"{with_example} of {len(reports)} tasks have an example; {failed} solved trial(s) failed the re-check",
+          file=sys.stderr)
+    return 0
+
+
+def choice_list(choices: Sequence[str]) -> Callable[[str], list[str]]:
+    """An argparse type for a comma-separated list drawn from ``choices``."""
+    def parse(text: str) -> list[str]:
+        items = [item.strip() for item in text.split(",") if item.strip()]
+        unknown = [item for item in items if item not in choices]
+        if unknown or not items:
+            raise argparse.ArgumentTypeError(f"expected a comma-separated list of {', '.join(choices)}, got {text!r}")
+        return list(dict.fromkeys(items))
+    return parse
+
+
+def _bench(args: argparse.Namespace) -> int:
+    from webwise.bench import BenchConfig, run_bench
+
+    seeds = range(args.seed_start, args.seed_start + args.seeds)
+    return run_bench(BenchConfig(tasks=parse_task_list(args.tasks), seeds=seeds, methods=args.methods,
+                                 examples=args.examples, llm=args.llm, out=args.out, workers=args.workers,
+                                 resume=args.resume, max_steps=args.max_steps, remote_url=args.remote,
+                                 page_host=args.page_host))
+
+
+def _report(args: argparse.Namespace) -> int:
+    from webwise.report import write_report
+
+    print(write_report(args.dir))
+    return 0
 
 
 def _tasks(args: argparse.Namespace) -> int:

@@ -18,6 +18,7 @@ class Step:
 
     index: int
     prompt: list[Message]
+    observation: list[dict[str, Any]] = field(default_factory=list)
     reply: str | None = None
     program: str | None = None
     actions: list[dict[str, Any]] = field(default_factory=list)

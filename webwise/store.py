@@ -1,33 +1,107 @@
 """The harvested-example store: programs that solved a task zero-shot (Auto-Context Generation).
 
 One JSON file per task under the store directory, holding a list of examples in the
-schema of ``incontext/manual`` plus provenance. The default store is ``incontext/auto``.
+schema of ``incontext/manual`` plus provenance. Writes take an exclusive lock on the
+store and replace the task's file atomically, so concurrent harvests never corrupt it.
+The default store is ``incontext/auto``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
+import os
+import tempfile
 from pathlib import Path
+from typing import Any, Iterator
 
 from webwise.errors import ConfigError
 from webwise.examples import Example, Step
 
 DEFAULT_STORE = Path(__file__).resolve().parent.parent / "incontext" / "auto"
+#: The paper keeps at most two harvested programs per task.
+MAX_PER_TASK = 2
 
 
 def task_file(task: str, directory: Path | None = None) -> Path:
     return (directory or DEFAULT_STORE) / f"{task}.json"
 
 
-def load(task: str, directory: Path | None = None) -> list[Example]:
-    """The harvested examples of ``task`` (empty when none are stored)."""
-    path = task_file(task, directory)
+def _read(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     try:
         entries = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(entries, list):
+            raise ValueError("expected a list of examples")
+        return entries
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"harvested examples in {path} are unreadable: {exc}") from None
+
+
+def load(task: str, directory: Path | None = None) -> list[Example]:
+    """The harvested examples of ``task`` (empty when none are stored)."""
+    path = task_file(task, directory)
+    try:
         return [Example(task=task, instruction=e["instruction"],
                         steps=tuple(Step(s["observation"], s["program"]) for s in e["steps"]),
-                        source="auto", note=e.get("note", "")) for e in entries]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise ConfigError(f"harvested examples in {path} are unreadable: {exc}") from None
+                        source="auto", note=e.get("note", "")) for e in _read(path)]
+    except (KeyError, TypeError) as exc:
+        raise ConfigError(f"harvested examples in {path} are malformed: missing {exc}") from None
+
+
+def programs_key(entry: dict[str, Any]) -> tuple[str, ...]:
+    """What makes two harvested examples the same: their programs, whitespace aside."""
+    return tuple(" ".join(step["program"].split()) for step in entry["steps"])
+
+
+def has(task: str, entry: dict[str, Any], directory: Path | None = None) -> bool:
+    """Whether the store already holds an example with the same programs."""
+    return any(programs_key(e) == programs_key(entry) for e in _read(task_file(task, directory)))
+
+
+@contextlib.contextmanager
+def _locked(directory: Path) -> Iterator[None]:
+    directory.mkdir(parents=True, exist_ok=True)
+    with open(directory / ".lock", "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def add(task: str, entry: dict[str, Any], directory: Path | None = None) -> str:
+    """Store ``entry`` unless it is a duplicate or the task is full; returns what happened.
+
+    One of ``"kept"``, ``"duplicate"``, ``"full"``.
+    """
+    directory = directory or DEFAULT_STORE
+    with _locked(directory):
+        if has(task, entry, directory):
+            return "duplicate"
+        path = task_file(task, directory)
+        entries = _read(path)
+        if len(entries) >= MAX_PER_TASK:
+            return "full"
+        _write_atomic(path, entries + [entry])
+        return "kept"
+
+
+def count(task: str, directory: Path | None = None) -> int:
+    return len(_read(task_file(task, directory)))
+
+
+def _write_atomic(path: Path, entries: list[dict[str, Any]]) -> None:
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            json.dump(entries, stream, indent=1)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise

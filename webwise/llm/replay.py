@@ -35,9 +35,13 @@ def load_replies(path: Path) -> dict[str, list[str]]:
 class ReplayModel:
     """Answers the k-th call of an episode with the k-th scripted reply."""
 
-    def __init__(self, path: Path) -> None:
-        self.name = f"replay:{path}"
-        self.replies = load_replies(path)
+    def __init__(self, replies: dict[str, list[str]], name: str) -> None:
+        self.name = name
+        self.replies = replies
+
+    @classmethod
+    def from_file(cls, path: Path) -> "ReplayModel":
+        return cls(load_replies(path), f"replay:{path}")
 
     def complete(self, request: ChatRequest) -> ChatReply:
         replies = self.replies.get(request.task, self.replies.get("*"))
