@@ -1,0 +1,62 @@
+"""Prompts per method: fixed part first and shared, the page in the right form, history shown."""
+
+from __future__ import annotations
+
+import api_stubs
+from webwise.dom import filtered_summary, flatten, whole_dom
+from webwise.prompts import METHODS, ExampleStep, PastStep, PromptExample, build_messages, system_message, task_message
+
+TREE = {"ref": 1, "tag": "BODY", "children": [
+    {"ref": 2, "tag": "DIV", "id": "query", "text": "Click Save", "children": []},
+    {"ref": 3, "tag": "BUTTON", "text": "Save", "classes": "primary", "left": 10, "top": 20, "width": 40, "height": 18,
+     "children": []},
+]}
+ELEMENTS = flatten(TREE)
+FILTERED = filtered_summary(ELEMENTS, set(), set())
+WHOLE = whole_dom(ELEMENTS)
+EXAMPLE = PromptExample("Press the Open button.", [ExampleStep(
+    [{"ref": 1, "tag": "button", "text": "Open", "id": "", "classes": "", "value": "", "clicked": False,
+      "modified": False}], "click('button', 'Open')")])
+
+
+def test_system_message_is_fixed_and_carries_the_api_from_the_stubs() -> None:
+    for method in METHODS:
+        text = system_message(method)
+        assert api_stubs.render_api() in text
+        assert "def click(tag: str, text: str)" in text
+        assert text == system_message(method)
+    assert system_message("webwise") != system_message("filtered-dom")
+    assert "step by step" in system_message("webwise")
+    assert "one chance" in system_message("whole-dom")
+    assert "do not see the page" in system_message("instruction-only")
+
+
+def test_page_rendering_differs_by_method() -> None:
+    filtered = task_message("filtered-dom", "Click Save", FILTERED)
+    whole = task_message("whole-dom", "Click Save", WHOLE)
+    blind = task_message("instruction-only", "Click Save", [])
+    assert '[3] button "Save" .primary' in filtered and "@10,20 40x18" not in filtered
+    assert "@10,20 40x18" in whole
+    assert "Page:" not in blind and "Task: Click Save" in blind
+
+
+def test_examples_come_before_the_task_and_history_after_the_page() -> None:
+    history = [PastStep("click('button', 'Sav')", "error: no 'button' element with text 'Sav'; closest: button 'Save'")]
+    text = task_message("webwise", "Click Save", FILTERED, [EXAMPLE], history)
+    task_at = text.index("Task: Click Save")
+    page_at = text.index("Page:", task_at)
+    assert text.index("Example (an invented page)") < task_at < page_at
+    assert page_at < text.index("Step 1 program:") < text.index("closest: button 'Save'")
+    assert text.endswith("Write the program for the next step.")
+
+
+def test_harvested_examples_are_introduced_as_solved_before() -> None:
+    solved = PromptExample(EXAMPLE.instruction, EXAMPLE.steps, solved_before=True)
+    assert "Here is a task you solved before" in task_message("webwise", "Click Save", FILTERED, [solved])
+
+
+def test_messages_put_the_fixed_part_first() -> None:
+    first = build_messages("webwise", task_message("webwise", "Click Save", FILTERED))
+    second = build_messages("webwise", task_message("webwise", "Click Open", FILTERED))
+    assert [m["role"] for m in first] == ["system", "user"]
+    assert first[0] == second[0] and first[1] != second[1]
