@@ -1,0 +1,176 @@
+"""The worker: a warm fork server whose children each run one confined program.
+
+The host starts this once (``python -I``, empty environment, no terminal). It imports and warms
+everything up, then forks one child per program: the child inherits a ready interpreter (a few
+milliseconds instead of a fresh start-up) yet starts from a clean copy each time, so nothing a
+program does survives into the next one. The worker itself never runs program code; it only
+forks, enforces the wall clock through a pidfd (no pid-reuse race) and reports how the child
+ended. The child talks to the host over its own socket, passed in with each request.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import select
+import signal
+import socket
+import sys
+from typing import Any, NoReturn
+
+from sandbox import confine, guards, policy, protocol
+from sandbox.api import Limits
+
+CHANNEL_FD = 3
+_OUR_FRAMES = 20  # stack depth below the program, added to its recursion limit
+
+
+class _Program:
+    """The child side of one run: the program's namespace and its link to the host."""
+
+    def __init__(self, channel: socket.socket, limits: Limits) -> None:
+        self.channel = channel
+        self.limits = limits
+        self.printer = guards.Printer(limits.output_chars)
+        self.globals = guards.namespace(self.printer)
+
+    def finish(self, ok: bool, error: str | None) -> NoReturn:
+        """Report and leave at once: after ``stop`` nothing of the program may run, not even
+        its ``finally`` blocks."""
+        try:
+            protocol.send(self.channel, {"op": "result", "ok": ok, "error": error,
+                                         "output": self.printer()})
+        finally:
+            os._exit(0)
+
+    def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        """Forward one action to the host as plain data and apply its reply."""
+        try:
+            message = protocol.encode({"op": "call", "name": name, "args": list(args),
+                                       "kwargs": kwargs}, limit=self.limits.message_bytes)
+        except protocol.NotPlainData as exc:
+            raise TypeError(f"{name}() arguments must be plain data ({exc})") from None
+        except protocol.ProtocolError as exc:
+            raise ValueError(f"{name}() arguments are too large ({exc})") from None
+        self.channel.sendall(message)
+        reply = protocol.recv(self.channel)
+        if reply.get("end"):
+            self.finish(True, None)
+        self.globals.update(reply["rebind"])
+        if reply["error"] is not None:
+            raise guards.ActionError(reply["error"])
+        return reply["value"]
+
+    def action(self, name: str) -> Any:
+        def action(*args: Any, **kwargs: Any) -> Any:
+            return self.call(name, args, kwargs)
+
+        action.__name__ = action.__qualname__ = name.rsplit(".", 1)[-1]
+        return action
+
+    def run(self, code: str, data: dict[str, Any], functions: list[str]) -> NoReturn:
+        try:
+            compiled = policy.compile_program(code)
+        except policy.ProgramError as exc:
+            self.finish(False, str(exc))
+        self.globals.update(data)
+        self.globals.update(guards.expose(functions, self.action))
+        sys.setrecursionlimit(self.limits.recursion_limit + _OUR_FRAMES)
+        try:
+            exec(compiled, self.globals)
+        except BaseException as exc:  # the program's own failure, whatever it raised
+            self.finish(False, describe(exc, self.limits))
+        self.finish(True, None)
+
+
+def describe(exc: BaseException, limits: Limits) -> str:
+    if isinstance(exc, MemoryError):
+        return f"MemoryError: program exceeded {limits.memory_mb} MiB of memory"
+    if isinstance(exc, RecursionError):
+        return "RecursionError: maximum recursion depth exceeded"
+    try:
+        text = str(exc)
+    except Exception:  # a program-defined __str__ that fails
+        text = ""
+    name = type(exc).__name__
+    return policy.one_line(f"{name}: {text}" if text else name)
+
+
+def _child(request: dict[str, Any], fd: int) -> NoReturn:
+    """Confine this fresh fork, then run the program; never returns."""
+    try:
+        if fd != CHANNEL_FD:
+            os.dup2(fd, CHANNEL_FD)
+        os.closerange(CHANNEL_FD + 1, 1 << 16)  # the worker's control socket, pidfds, anything
+        channel = socket.socket(fileno=CHANNEL_FD)
+        limits = Limits(**request["limits"])
+        confine.apply_rlimits(limits, CHANNEL_FD)
+        if confine.seccomp_supported():
+            confine.install_seccomp()
+        _Program(channel, limits).run(request["code"], request["data"], request["functions"])
+    finally:
+        os._exit(70)  # only reached if setting up failed; the host reports the exit status
+
+
+def _supervise(control: socket.socket, pid: int, wall_seconds: float) -> dict[str, Any]:
+    """Wait for the child, killing it at the wall-clock limit or when the host asks."""
+    pidfd = os.pidfd_open(pid)
+    timed_out = False
+    try:
+        ready, _, _ = select.select([pidfd, control], [], [], wall_seconds)
+        if not ready:
+            timed_out = True
+            signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+        elif pidfd not in ready:  # the host asked to kill (or went away)
+            try:
+                protocol.recv(control)
+            except EOFError:
+                pass
+            signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+        _, status, usage = os.wait4(pid, 0)
+    finally:
+        os.close(pidfd)
+    return {
+        "op": "exit",
+        "timeout": timed_out,
+        "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+        "code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+        "cpu": usage.ru_utime + usage.ru_stime,
+    }
+
+
+def _warm_up() -> None:
+    """Pay for lazy imports and caches once, here, rather than in every child."""
+    import datetime
+    import json
+    import re
+    import time  # noqa: F401  (C code in datetime imports it at call time; see guarded_import)
+
+    moment = datetime.datetime.strptime("03/14/2016 9:37 PM", "%m/%d/%Y %I:%M %p")
+    moment.strftime("%c")
+    json.loads(json.dumps({"a": [1.5, None]}))
+    re.compile(r"\d+").findall("a1b22")
+    policy.compile_program(
+        "import re\nclass A:\n    def f(self, x):\n        self.n = x\n"
+        "d = {}\nd['k'] = 1\nd['k'] += 1\nfor i, c in enumerate('ab'):\n    print(i, c)\n"
+    )
+    gc.collect()
+    gc.freeze()  # keep the warm heap out of the children's collections: fewer copied pages
+
+
+def main(control_fd: int) -> None:
+    control = socket.socket(fileno=control_fd)
+    _warm_up()
+    protocol.send(control, {"op": "ready"})
+    while True:
+        try:
+            request, fd = protocol.recv_with_fd(control)
+        except (EOFError, ConnectionError):
+            return
+        if fd is None:  # a kill request that arrived after its child had already ended
+            continue
+        pid = os.fork()
+        if pid == 0:
+            _child(request, fd)
+        os.close(fd)
+        protocol.send(control, _supervise(control, pid, float(request["limits"]["wall_seconds"])))

@@ -1,0 +1,311 @@
+"""The sandbox with ordinary programs: what generated code needs must work, limits must hold,
+errors must be one line, and the host must survive whatever the child does."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import struct
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sandbox import ActionReply, Limits, RunResult, Sandbox, check
+from sandbox import confine, protocol
+
+OBSERVATION = [
+    {"ref": 1, "tag": "button", "text": "OK", "id": "ok", "classes": "", "value": ""},
+    {"ref": 2, "tag": "input_text", "text": "", "id": "name", "classes": "", "value": ""},
+]
+FUNCTIONS = ["click", "enter_text", "press_key", "scroll", "click_action1", "enter_text_action",
+             "scroll_action1", "env.step"]
+
+
+class Recorder:
+    """A fake host: records calls, answers like webwise's executor would."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, list, dict]] = []
+        self.page = 0
+
+    def __call__(self, name: str, args: list, kwargs: dict) -> ActionReply:
+        self.calls.append((name, args, kwargs))
+        if name.endswith("_action1") or name == "enter_text_action":
+            return ActionReply(value=[name.removesuffix("1").removesuffix("_action"), *args[:-1]])
+        if name == "click" and args[1] == "Finish":
+            return ActionReply(stop=True)
+        if name == "click" and args[1] == "Missing":
+            return ActionReply(error="click: no button matches 'Missing'\n(closest: 'OK')")
+        self.page += 1
+        observation = [{"ref": 10 + self.page, "tag": "div", "text": f"page {self.page}"}]
+        if name == "env.step":
+            return ActionReply(value=[observation, 1.0 * self.page, False, False, {}],
+                               rebind={"observation": observation})
+        return ActionReply(value=observation, rebind={"observation": observation})
+
+
+@pytest.fixture(scope="module")
+def box():
+    with Sandbox(Limits(wall_seconds=5, cpu_seconds=2, memory_mb=256, output_chars=200)) as sandbox:
+        yield sandbox
+
+
+def run(box: Sandbox, code: str, handler: Any = None, **data: Any) -> RunResult:
+    data = {"task": "Click OK.", "observation": OBSERVATION, **data}
+    return box.run(code, data=data, functions=FUNCTIONS, handler=handler or Recorder())
+
+
+def test_ordinary_program_runs_and_prints(box: Sandbox):
+    code = (
+        "buttons = [el for el in observation if el['tag'] == 'button']\n"
+        "for i, el in enumerate(sorted(buttons, key=lambda e: e['ref'])):\n"
+        "    print(f\"{i}: {el['text']!r} {len(task):>3}\", '{} of {}'.format(i + 1, len(buttons)))\n"
+        "print(max(1, 2), min([3, 4]), sum(x * x for x in range(4)), abs(-2), round(2.567, 1))\n"
+        "print(list(zip('ab', reversed([1, 2]))), any([]), all([]), isinstance(task, str))\n"
+    )
+    result = run(box, code)
+    assert result == RunResult(True, None, "0: 'OK'   9 1 of 1\n2 3 14 2 2.6\n[('a', 2), ('b', 1)] False True True\n",
+                               0, False, result.seconds)
+
+
+def test_augmented_assignment_on_names_items_and_attributes(box: Sandbox):
+    code = (
+        "counts = {}\nfor w in 'a b a'.split():\n    counts[w] = counts.get(w, 0)\n    counts[w] += 1\n"
+        "xs = [1, 2]\nxs[0] += 10\nxs += [3]\nn = 0\nn += 1\n"
+        "class Box:\n    def __init__(self):\n        self.total = 0\n    def add(self, v):\n"
+        "        self.total += v\nb = Box()\nb.add(5)\nprint(counts, xs, n, b.total)\n"
+    )
+    assert run(box, code).output == "{'a': 2, 'b': 1} [11, 2, 3] 1 5\n"
+
+
+def test_allowed_modules_work_as_proxies(box: Sandbox):
+    code = (
+        "import re, math, json, string, itertools\nimport datetime as dt\n"
+        "from collections import Counter, defaultdict, OrderedDict, deque\n"
+        "print(re.findall(r'\\d+', 'a12b3'), math.floor(math.sqrt(10)), json.loads(json.dumps({'k': [1]})))\n"
+        "d = dt.datetime.strptime('03/14/2016', '%m/%d/%Y') + dt.timedelta(days=20)\n"
+        "print(d.strftime('%m/%d/%Y'), dt.date(2016, 3, 14).weekday(), string.digits[:3])\n"
+        "dd = defaultdict(list)\ndd['x'].append(1)\nc = Counter('abca')\nc['a'] += 1\n"
+        "q = deque([1])\nq.appendleft(0)\nprint(c.most_common(1), dict(dd), list(OrderedDict(a=1)), list(q),\n"
+        "      list(itertools.islice(itertools.count(), 3)))\n"
+    )
+    assert run(box, code).output == ("['12', '3'] 3 {'k': [1]}\n04/03/2016 0 012\n"
+                                      "[('a', 3)] {'x': [1]} ['a'] [0, 1] [0, 1, 2]\n")
+
+
+def test_action_rebinds_observation_everywhere_and_returns_value(box: Sandbox):
+    handler = Recorder()
+    code = (
+        "def first_text():\n    return observation[0]['text']\n"
+        "before = first_text()\nnew = click('button', 'OK')\n"
+        "print(before, first_text(), new[0]['text'])\nenter_text(text='Bob\\n')\n"
+    )
+    result = run(box, code, handler)
+    assert result.ok and result.actions == 2
+    assert result.output == "OK page 1 page 1\n"
+    assert handler.calls == [("click", ["button", "OK"], {}), ("enter_text", [], {"text": "Bob\n"})]
+
+
+def test_paper_spellings_with_env_step_unpacking(box: Sandbox):
+    code = (
+        "action = click_action1('button', 'OK', observation)\n"
+        "observation, reward, terminated, truncated, info = env.step(action)\n"
+        "print(action, reward, terminated, observation[0]['text'])\n"
+    )
+    result = run(box, code)
+    assert result.ok, result
+    assert result.output == "['click', 'button', 'OK'] 1.0 False page 1\n"
+
+
+def test_stop_ends_the_program_at_once(box: Sandbox):
+    code = "print('before')\ntry:\n    click('button', 'Finish')\nfinally:\n    print('finally')\nprint('after')\n"
+    result = run(box, code)
+    assert (result.ok, result.stopped, result.error, result.output, result.actions) == (True, True, None, "before\n", 1)
+
+
+def test_handler_error_is_one_line_and_catchable(box: Sandbox):
+    uncaught = run(box, "click('button', 'Missing')")
+    assert uncaught.error == "ActionError: click: no button matches 'Missing' (closest: 'OK')"
+    caught = run(box, "try:\n    click('button', 'Missing')\nexcept ActionError as e:\n    print('caught')\n")
+    assert caught.ok and caught.output == "caught\n"
+
+
+@pytest.mark.parametrize("code, error", [
+    ("x = foo", "NameError: name 'foo' is not defined"),
+    ("1 / 0", "ZeroDivisionError: division by zero"),
+    ("import os", "ImportError: import of 'os' is not allowed"),
+    ("import collections.abc", "ImportError: import of 'collections.abc' is not allowed"),
+    ("def f(:\n  pass", "SyntaxError: invalid syntax (line 1)"),
+    ("x = observation.__class__", 'PolicyError: "__class__" is an invalid attribute name because it starts with "_". (line 1)'),
+    ("raise ValueError('a\\nb')", "ValueError: a b"),
+    ("click('button', lambda: 1)", "TypeError: click() arguments must be plain data (value of type function)"),
+    ("click('button', {1: 'x'})", "TypeError: click() arguments must be plain data (dict key of type int)"),
+    ("click('button', float('nan'))", "TypeError: click() arguments must be plain data (non-finite float)"),
+    ("'{0.real}'.format(1)", "ValueError: format field '{0.real}' is not allowed: use simple fields"),
+])
+def test_errors_are_one_line(box: Sandbox, code: str, error: str):
+    result = run(box, code)
+    assert (result.ok, result.error) == (False, error)
+
+
+def test_check_compiles_without_running():
+    assert check("import re\nprint(re.findall('\\d', 'a1'))\nx = 1 is 1") is None  # warnings are not errors
+    assert check("print(") == "SyntaxError: '(' was never closed (line 1)"
+    assert check("__import__('os')").startswith("PolicyError: ")
+    assert check("x = " + "(" * 300 + ")" * 300).startswith("SyntaxError: ")
+    assert check("a\0b").startswith("SyntaxError: ")
+
+
+def test_program_cannot_change_host_data(box: Sandbox):
+    data = [{"ref": 1, "text": "OK"}]
+    result = run(box, "observation[0]['text'] = 'hacked'\nobservation.append(1)\ntask = 'x'", observation=data)
+    assert result.ok and data == [{"ref": 1, "text": "OK"}]
+
+
+def test_action_budget(box: Sandbox):
+    handler = Recorder()
+    result = run(box, "for i in range(100):\n    scroll(str(i))\nprint('never')", handler)
+    assert (result.ok, result.error, result.actions, len(handler.calls)) == (False, "action limit of 50 reached", 50, 50)
+
+
+def test_output_is_capped(box: Sandbox):
+    result = run(box, "for i in range(1000):\n    print('line', i)")
+    assert result.ok and result.output.endswith("[output truncated]")
+    assert len(result.output) <= 200 + len("\n[output truncated]")
+
+
+def test_cpu_limit():
+    with Sandbox(Limits(wall_seconds=30, cpu_seconds=1)) as sandbox:  # wall is slack on a busy machine
+        result = sandbox.run("while True:\n    pass", data={}, functions=[], handler=Recorder())
+    assert result.error == "TimeoutError: program exceeded 1 s CPU time"
+
+
+@pytest.mark.parametrize("code, error", [
+    ("x = 'a' * (10 ** 10)", "MemoryError: program exceeded 256 MiB of memory"),
+    ("def f():\n    return f()\nf()", "RecursionError: maximum recursion depth exceeded"),
+])
+def test_resource_limits(box: Sandbox, code: str, error: str):
+    assert run(box, code).error == error
+    assert run(box, "print('fine')").output == "fine\n"
+
+
+def test_wall_clock_kill_and_recovery():
+    def slow(name: str, args: list, kwargs: dict) -> ActionReply:
+        import time
+        time.sleep(0.3)
+        return ActionReply()
+
+    with Sandbox(Limits(wall_seconds=0.5)) as sandbox:
+        result = sandbox.run("while True:\n    click('a', 'b')", data={}, functions=["click"], handler=slow)
+        assert result.error == "TimeoutError: program exceeded 0.5 s wall time"
+        assert 0.5 <= result.seconds < 3
+        assert sandbox.run("print(1)", data={}, functions=[], handler=slow).output == "1\n"
+
+
+def _children(pid: int) -> list[int]:
+    return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+def test_child_killed_mid_action_gives_one_line_error(box: Sandbox):
+    def killer(name: str, args: list, kwargs: dict) -> ActionReply:
+        assert box.worker_pid is not None
+        for pid in _children(box.worker_pid):
+            os.kill(pid, signal.SIGSEGV)
+        return ActionReply()
+
+    result = run(box, "click('a', 'b')\nclick('a', 'b')", killer)
+    assert (result.ok, result.error) == (False, "program was killed by SIGSEGV")
+    assert run(box, "print('alive')").output == "alive\n"
+
+
+def test_dead_worker_is_replaced(box: Sandbox):
+    assert box.worker_pid is not None
+    os.kill(box.worker_pid, signal.SIGKILL)
+    first = run(box, "print(1)")  # races with the kill: either ran on a fresh worker or failed
+    assert first.ok or (first.error is not None and "\n" not in first.error)
+    assert run(box, "print(2)").output == "2\n"
+
+
+def test_handler_exception_propagates_and_sandbox_recovers(box: Sandbox):
+    def broken(name: str, args: list, kwargs: dict) -> ActionReply:
+        raise RuntimeError("host bug")
+
+    with pytest.raises(RuntimeError, match="host bug"):
+        run(box, "click('a', 'b')", broken)
+    assert run(box, "print('again')").output == "again\n"
+
+
+def test_invalid_host_input_is_rejected(box: Sandbox):
+    with pytest.raises(ValueError):
+        box.run("pass", data={"_secret": 1}, functions=[], handler=Recorder())
+    with pytest.raises(ValueError):
+        box.run("pass", data={}, functions=["__import__"], handler=Recorder())
+    with pytest.raises(TypeError):
+        box.run("pass", data={"f": print}, functions=[], handler=Recorder())
+
+
+def test_plain_data_means_exact_builtin_types():
+    class Text(str):
+        pass
+
+    protocol.check_plain({"a": [1, 2.5, None, True, ("x",)]})
+    for bad in (Text("x"), {"k": Text("v")}, {Text("k"): 1}, float("inf"), b"x", {1, 2}, print):
+        with pytest.raises(protocol.NotPlainData):
+            protocol.check_plain(bad)
+    deep: list[Any] = []
+    for _ in range(protocol.MAX_DEPTH + 2):
+        deep = [deep]
+    with pytest.raises(protocol.NotPlainData):
+        protocol.check_plain(deep)
+
+
+@pytest.mark.parametrize("frame", [
+    struct.pack(">I", 1 << 30),                  # a huge announced size: refused before reading
+    struct.pack(">I", 5) + b"{nope",             # not JSON
+    struct.pack(">I", 3) + b"NaN",               # JSON, but not plain data
+    struct.pack(">I", 2) + b"[]",                # not an object
+    struct.pack(">I", 2) + b"\xff\xfe",          # not UTF-8
+])
+def test_protocol_rejects_garbage(frame: bytes):
+    a, b = socket.socketpair()
+    with a, b:
+        a.sendall(frame)
+        with pytest.raises(protocol.ProtocolError):
+            protocol.recv(b, limit=1 << 20)
+
+
+@pytest.mark.skipif(not confine.seccomp_supported(), reason="seccomp filter is x86_64 Linux only")
+def test_confinement_holds_without_the_policy(tmp_path: Path):
+    """Plain Python in a confined fork (as if the policy had been bypassed) still cannot write
+    files, start processes, open sockets or signal the host."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - runs in the child
+        try:
+            os.close(read_end)
+            confine.apply_rlimits(Limits(memory_mb=256), write_end)
+            confine.install_seccomp()
+            outcomes = []
+            for attempt in (
+                lambda: open(tmp_path / "file", "w"),
+                lambda: os.system(f"touch {tmp_path / 'spawned'}"),
+                lambda: os.fork(),
+                lambda: socket.socket(),
+                lambda: os.kill(os.getppid(), 0),
+                lambda: os.mkdir(tmp_path / "dir"),
+            ):
+                try:
+                    outcomes.append("allowed" if attempt() in (None, 0) else "failed")
+                except OSError:
+                    outcomes.append("denied")
+            os.write(write_end, ",".join(outcomes).encode())
+        finally:
+            os._exit(0)
+    os.close(write_end)
+    with os.fdopen(read_end) as reader:
+        outcomes = reader.read().split(",")
+    os.waitpid(pid, 0)
+    assert outcomes == ["denied", "failed", "denied", "denied", "denied", "denied"]
+    assert list(tmp_path.iterdir()) == []

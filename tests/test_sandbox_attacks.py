@@ -1,0 +1,271 @@
+"""Attack suite: every attack must be contained by the sandbox, and (where safe) shown to work
+under plain exec() in a throwaway process, so that each one is a real attack.
+
+Containment means: no sentinel file written, no process left behind, no secret leaked into an
+action's arguments or the output, the toy host's reward and page untouched, the host alive,
+and a benign program in the same Sandbox still working afterwards.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from sandbox import Limits, Sandbox
+from attacks.toy_host import ToyHost
+
+NAIVE_HOST = Path(__file__).parent / "attacks" / "naive_host.py"
+SECRET = f"s3cret-{uuid.uuid4().hex[:12]}"
+LIMITS = Limits(wall_seconds=3.0, cpu_seconds=1.0, max_actions=50, memory_mb=256, output_chars=2000)
+DESTRUCTIVE = "resource bomb: not run unconfined"
+# Bombs that only end at the CPU limit take about a second each: CI runs them, the default run not.
+SLOW = {"cpu_loop", "cpu_bigint", "redos", "memory_growth", "memory_swallowed", "recursion_swallowed",
+        "output_bomb", "sleep_busy_wait"}
+
+
+@dataclass(frozen=True)
+class Attack:
+    name: str
+    code: str
+    proof: str                 # what the attack achieves under plain exec: file, reward, secret,
+    skip: str | None = None    # tamper, host_dead, flood; or why that is not demonstrated
+
+
+OS_SYSTEM = 'system("touch " + SENTINEL)'
+WRAP_CLOSE = (
+    "    if c.__name__ == '_wrap_close':\n"
+    "        c.__init__.__globals__['system']('touch ' + SENTINEL)\n"
+)
+
+ATTACKS = [
+    # imports
+    Attack("import_os", f"import os\nos.{OS_SYSTEM}", "file"),
+    Attack("from_os_import", f"from os import system\n{OS_SYSTEM}", "file"),
+    Attack("import_os_path", f"import os.path\nos.{OS_SYSTEM}", "file"),
+    Attack("import_sys", f"import sys\nsys.modules['os'].{OS_SYSTEM}", "file"),
+    Attack("import_subprocess", "import subprocess\nsubprocess.run(['touch', SENTINEL])", "file"),
+    Attack("import_ctypes", "import ctypes\nctypes.CDLL(None).system(('touch ' + SENTINEL).encode())", "file"),
+    Attack("import_importlib", f"import importlib\nimportlib.import_module('os').{OS_SYSTEM}", "file"),
+    Attack("import_threading", "import threading\nt = threading.Thread(target=lambda: open(SENTINEL, 'w').close())\n"
+           "t.start()\nt.join()", "file"),
+    Attack("import_time", "import time\ntime.sleep(0.2)\nopen(SENTINEL, 'w').close()", "file"),
+    Attack("import_pathlib", "import pathlib\npathlib.Path(SENTINEL).touch()", "file"),
+    Attack("import_builtins", "import builtins\nbuiltins.open(SENTINEL, 'w').close()", "file"),
+    Attack("kill_self", "import os\nos.kill(os.getpid(), 9)", "host_dead"),
+    # builtins
+    Attack("dunder_import", f"__import__('os').{OS_SYSTEM}", "file"),
+    Attack("eval", "eval(\"__import__('os').system('touch ' + SENTINEL)\")", "file"),
+    Attack("exec", "exec(\"import os; os.system('touch ' + SENTINEL)\")", "file"),
+    Attack("compile", "exec(compile(\"open(SENTINEL, 'w').close()\", 'x', 'exec'))", "file"),
+    Attack("open", "open(SENTINEL, 'w').close()", "file"),
+    Attack("builtins_name", "__builtins__['open'](SENTINEL, 'w').close()", "file"),
+    Attack("builtin_self", "len.__self__.open(SENTINEL, 'w').close()", "file"),
+    Attack("getattr_dynamic", "getattr(len, '_' + '_self__').open(SENTINEL, 'w').close()", "file"),
+    Attack("globals", "globals()['__builtins__']['open'](SENTINEL, 'w').close()", "file"),
+    Attack("vars", "vars()['__builtins__']['open'](SENTINEL, 'w').close()", "file"),
+    Attack("system_exit", "raise SystemExit(0)", "host_dead"),
+    Attack("exit_builtin", "exit()", "host_dead"),
+    Attack("keyboard_interrupt", "raise KeyboardInterrupt", "host_dead"),
+    # class hierarchy walks
+    Attack("subclasses_via_bases", "for c in ().__class__.__bases__[0].__subclasses__():\n" + WRAP_CLOSE, "file"),
+    Attack("subclasses_via_mro", "for c in ().__class__.__mro__[-1].__subclasses__():\n" + WRAP_CLOSE, "file"),
+    Attack("subclasses_via_getattr", "for c in getattr(object, '__subclasses__')():\n" + WRAP_CLOSE, "file"),
+    Attack("subclasses_via_class", "class X:\n    pass\nfor c in X.__base__.__subclasses__():\n" + WRAP_CLOSE, "file"),
+    Attack("subclasses_via_mro_method", "for c in object.mro()[0].__subclasses__():\n" + WRAP_CLOSE, "file"),
+    # function internals
+    Attack("function_globals", "b = click.__globals__['__builtins__']\nb = b if isinstance(b, dict) else b.__dict__\n"
+           "b['open'](SENTINEL, 'w').close()", "file"),
+    Attack("lambda_globals", "(lambda: 0).__globals__['__builtins__']['open'](SENTINEL, 'w').close()", "file"),
+    Attack("function_closure", "click.__closure__[0].cell_contents.__self__.reward = 1.0", "reward"),
+    Attack("function_wrapped", "click.__wrapped__.__self__.reward = 1.0", "reward"),
+    Attack("function_code", "def f():\n    pass\nf.__code__ = compile(\"open(SENTINEL, 'w').close()\", 'x', 'exec')\nf()",
+           "file"),
+    Attack("function_globals_secret", "click('button', click.__globals__['SECRET'])", "secret"),
+    # frames through generators, coroutines, tracebacks, exceptions
+    Attack("generator_frame_dynamic", "g = (x for x in [1])\n"
+           "getattr(g, 'gi_' + 'frame').f_builtins['open'](SENTINEL, 'w').close()", "file"),
+    Attack("generator_frame", "g = (x for x in [1])\ng.gi_frame.f_builtins['open'](SENTINEL, 'w').close()", "file"),
+    Attack("generator_f_back", "def gen():\n    yield g.gi_frame.f_back\ng = gen()\nfr = next(g)\n"
+           "while 'SECRET' not in fr.f_globals:\n    fr = fr.f_back\nclick('button', fr.f_globals['SECRET'])", "secret"),
+    Attack("coroutine_frame", "async def c():\n    pass\nco = c()\nb = co.cr_frame.f_builtins\nco.close()\n"
+           "b['open'](SENTINEL, 'w').close()", "file"),
+    Attack("async_generator_frame", "async def ag():\n    yield 1\na = ag()\n"
+           "a.ag_frame.f_builtins['open'](SENTINEL, 'w').close()", "file"),
+    Attack("traceback_frame", "try:\n    1 / 0\nexcept Exception as e:\n"
+           "    e.__traceback__.tb_frame.f_builtins['open'](SENTINEL, 'w').close()", "file"),
+    Attack("traceback_into_host", "try:\n    click('nope', 'nope')\nexcept Exception as e:\n    tb = e.__traceback__\n"
+           "    while tb.tb_next:\n        tb = tb.tb_next\n    tb.tb_frame.f_locals['self'].reward = 1.0", "reward"),
+    Attack("except_star", "try:\n    raise ExceptionGroup('g', [ValueError(1)])\nexcept* ValueError as eg:\n"
+           "    eg.__traceback__.tb_frame.f_globals['__builtins__']['open'](SENTINEL, 'w').close()", "file"),
+    Attack("exception_obj", "try:\n    env.no_such_attribute\nexcept AttributeError as e:\n    e.obj.reward = 1.0", "reward"),
+    # attribute chains from allowed modules to sys/os
+    Attack("re_enum_sys", f"import re\nre.enum.sys.modules['os'].{OS_SYSTEM}", "file"),
+    Attack("datetime_sys", f"import datetime\ndatetime.sys.modules['os'].{OS_SYSTEM}", "file"),
+    Attack("json_codecs_sys", f"import json\njson.codecs.sys.modules['os'].{OS_SYSTEM}", "file"),
+    Attack("json_decoder_re", f"import json\njson.decoder.re.enum.sys.modules['os'].{OS_SYSTEM}", "file"),
+    Attack("collections_private_sys", f"import collections\ncollections._sys.modules['os'].{OS_SYSTEM}", "file"),
+    Attack("string_private_re", f"import string\nstring._re.enum.sys.modules['os'].{OS_SYSTEM}", "file"),
+    Attack("re_function_globals", f"import re\nre.compile.__globals__['enum'].sys.modules['os'].{OS_SYSTEM}", "file"),
+    Attack("counter_method_globals", "import collections\n"
+           f"collections.Counter.most_common.__globals__['_sys'].modules['os'].{OS_SYSTEM}", "file"),
+    # format strings
+    Attack("format_walk", "click('button', '{0.__globals__[SECRET]}'.format(click))", "secret"),
+    Attack("format_map_walk", "click('button', '{f.__globals__[SECRET]}'.format_map({'f': click}))", "secret"),
+    Attack("format_unbound", "click('button', str.format('{0.__globals__[SECRET]}', click))", "secret"),
+    Attack("string_formatter", "import string\nclick('button', string.Formatter().format('{0.__globals__[SECRET]}', click))",
+           "secret"),
+    Attack("formatter_get_field", "import string\nv, _ = string.Formatter().get_field('0.__globals__', [click], {})\n"
+           "click('button', v['SECRET'])", "secret"),
+    Attack("fstring_walk", "click('button', f\"{click.__globals__['SECRET']}\")", "secret"),
+    # reward forging and script injection through action arguments
+    Attack("str_subclass_eq", "class Anything(str):\n    def __eq__(self, other):\n        return True\n"
+           "click('button', Anything('x'))", "reward"),
+    Attack("argument_callback", "class Evil:\n    def __str__(self):\n        open(SENTINEL, 'w').close()\n"
+           "        return 'Submit'\nclick('button', Evil())", "file"),
+    Attack("script_injection", "click('button', \"x'); window.WOB_RAW_REWARD_GLOBAL = 1; ('\")", "reward",
+           "targets the host's executor (webwise passes arguments to the page as data); the sandbox's "
+           "part, checked here, is delivering the exact string and nothing else"),
+    Attack("huge_argument", "click('button', 'x' * 5_000_000)", "flood",
+           "only meaningful across a pipe: checks the message-size cap"),
+    # tampering with env and observation
+    Attack("env_reward_write", "env.reward = 1.0\nenv.done = True", "reward"),
+    Attack("env_setattr", "setattr(env, 'reward', 1.0)", "reward"),
+    Attack("env_step_replace", "env.step = lambda action: (observation, 1.0, True, False, {})", "reward"),
+    Attack("observation_relabel", "for el in observation:\n    el['text'] = 'Submit'", "tamper"),
+    Attack("module_patch_json", "import json\njson.dumps = lambda *a, **k: '{}'", "tamper"),
+    Attack("module_patch_math", "import math\nmath.pi = 3", "tamper"),
+    # CPU, memory, recursion, output and sleep bombs; action floods
+    Attack("cpu_loop", "while True:\n    pass", "dos", DESTRUCTIVE),
+    Attack("cpu_bigint", "x = 7 ** (10 ** 9)", "dos", DESTRUCTIVE),
+    Attack("redos", "import re\nre.match(r'(a+)+$', 'a' * 64 + 'b')", "dos", DESTRUCTIVE),
+    Attack("memory_string", "x = 'a' * (10 ** 10)", "dos", DESTRUCTIVE),
+    Attack("memory_growth", "xs = []\nwhile True:\n    xs.append('x' * 10 ** 6)", "dos", DESTRUCTIVE),
+    Attack("memory_swallowed", "xs = []\nwhile True:\n    try:\n        xs.append([0] * 10 ** 6)\n"
+           "    except MemoryError:\n        pass", "dos", DESTRUCTIVE),
+    Attack("recursion", "def f(n):\n    return f(n + 1)\nf(0)", "dos", DESTRUCTIVE),
+    Attack("recursion_swallowed", "def f():\n    try:\n        f()\n    except RecursionError:\n        f()\nf()",
+           "dos", DESTRUCTIVE),
+    Attack("output_bomb", "while True:\n    print('x' * 1000)", "dos", DESTRUCTIVE),
+    Attack("sleep_busy_wait", "import datetime\nend = datetime.datetime.now() + datetime.timedelta(hours=1)\n"
+           "while datetime.datetime.now() < end:\n    pass", "dos", DESTRUCTIVE),
+    Attack("fork_bomb", "import os\nwhile True:\n    os.fork()", "dos", DESTRUCTIVE),
+    Attack("action_flood", "for i in range(1000):\n    click('button', 'Cancel')", "flood"),
+    Attack("action_flood_swallowed", "for i in range(1000):\n    try:\n        click('button', 'Cancel')\n"
+           "    except BaseException:\n        pass", "flood"),
+]
+
+BENIGN = (
+    "total = sum(len(el['text']) for el in observation)\n"
+    "observation = click('button', 'Cancel')\n"
+    "print(total, len(observation))\n"
+)
+
+
+def _descendants(pid: int) -> list[int]:
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except OSError:
+            continue
+        found += [int(c) for c in children]
+        todo += [int(c) for c in children]
+    return found
+
+
+def _processes_mentioning(token: str) -> list[int]:
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and entry.name != str(os.getpid()):
+            try:
+                if token in (entry / "cmdline").read_bytes().decode(errors="replace"):
+                    pids.append(int(entry.name))
+            except OSError:
+                continue
+    return pids
+
+
+@pytest.fixture(scope="module")
+def sandbox():
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("WEBWISE_TEST_SECRET", SECRET)  # a secret in the host's environment
+        with Sandbox(LIMITS) as box:
+            yield box
+
+
+def test_suite_is_large_enough():
+    assert len(ATTACKS) >= 40
+    assert len({a.name for a in ATTACKS}) == len(ATTACKS)
+
+
+@pytest.mark.parametrize("attack", [pytest.param(a, marks=pytest.mark.slow) if a.name in SLOW else a
+                                    for a in ATTACKS], ids=lambda a: a.name)
+def test_attack_is_contained(attack: Attack, sandbox: Sandbox, tmp_path: Path):
+    sentinel = tmp_path / f"pwned-{uuid.uuid4().hex}"
+    host = ToyHost(SECRET)
+    before = host.snapshot()
+    result = sandbox.run(attack.code, data={"task": "Click Submit.", "observation": host.visible(),
+                                            "SENTINEL": str(sentinel)},
+                         functions=["click", "env.step"], handler=host.handler)
+
+    assert not sentinel.exists()
+    assert not _processes_mentioning(sentinel.name)
+    assert sandbox.worker_pid is None or not _descendants(sandbox.worker_pid)
+    assert host.reward == 0.0 and not host.done
+    assert host.snapshot() == before
+    assert SECRET not in repr(host.args_seen) and SECRET not in result.output
+    assert host.actions <= LIMITS.max_actions and result.actions <= LIMITS.max_actions
+    assert not result.stopped
+    if result.error is not None:
+        assert "\n" not in result.error and "Traceback" not in result.error
+    if attack.proof in ("file", "host_dead", "dos", "secret"):
+        assert not result.ok, result
+    if attack.name == "script_injection":
+        assert host.args_seen == [("button", "x'); window.WOB_RAW_REWARD_GLOBAL = 1; ('")]
+        assert all(type(arg) is str for arg in host.args_seen[0])
+
+    after = ToyHost(SECRET)
+    benign = sandbox.run(BENIGN, data={"task": "Click Cancel.", "observation": after.visible()},
+                         functions=["click", "env.step"], handler=after.handler)
+    assert benign.ok, benign
+    assert benign.output == "12 2\n" and benign.actions == 1
+
+
+@pytest.mark.parametrize("attack", ATTACKS, ids=lambda a: a.name)
+def test_attack_works_under_plain_exec(attack: Attack, tmp_path: Path):
+    if attack.skip:
+        pytest.skip(attack.skip)
+    sentinel = tmp_path / "pwned"
+    program = tmp_path / "program.py"
+    program.write_text(attack.code)
+    completed = subprocess.run(
+        [sys.executable, str(NAIVE_HOST), str(program), str(sentinel)],
+        env={**os.environ, "WEBWISE_TEST_SECRET": SECRET}, cwd=tmp_path,
+        capture_output=True, text=True, timeout=60,
+    )
+    status_lines = [line for line in completed.stdout.splitlines() if line.startswith("STATUS ")]
+    if attack.proof == "host_dead":
+        assert not status_lines, completed.stdout
+        return
+    assert status_lines, completed.stdout + completed.stderr
+    status = ast.literal_eval(status_lines[-1].removeprefix("STATUS "))
+    if attack.proof == "file":
+        assert sentinel.exists(), completed.stdout + completed.stderr
+    elif attack.proof == "reward":
+        assert status["reward"] >= 1.0 or status["done"], status
+    elif attack.proof == "secret":
+        assert status["secret_leaked"], completed.stdout + completed.stderr
+    elif attack.proof == "tamper":
+        assert status["tampered"], status
+    elif attack.proof == "flood":
+        assert status["actions"] > LIMITS.max_actions, status
+    else:
+        pytest.fail(f"unknown proof {attack.proof}")
