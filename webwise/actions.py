@@ -45,7 +45,7 @@ var el = document.activeElement;
 if (!el || el === document.body) { return null; }
 var editable = el.isContentEditable || el instanceof HTMLTextAreaElement ||
   (el instanceof HTMLInputElement && !['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'file'].includes(el.type));
-return [el.tagName.toLowerCase(), el.type || '', editable && !el.disabled && !el.readOnly];
+return [el.tagName.toLowerCase(), el.type || '', editable && !el.disabled && !el.readOnly, +el.dataset.wob_ref || null];
 """
 _SET_VALUE_JS = """
 var el = document.activeElement;
@@ -79,6 +79,7 @@ class ActionRecord:
     name: str
     args: list[Any]
     target: str | None = None
+    target_text: str | None = None
     error: str | None = None
     ms: float = 0.0
 
@@ -99,6 +100,7 @@ class Executor:
     records: list[ActionRecord] = field(default_factory=list)
     outcome: Outcome = field(default_factory=Outcome)
     observation: list[dom.Element] = field(default_factory=list)
+    page_key: str = ""
 
     def start(self) -> list[dom.Element]:
         """Begin an episode: forget flags, remember initial values, observe."""
@@ -118,6 +120,7 @@ class Executor:
         modified = {e["ref"] for e in elements if e["ref"] in self.typed
                     or (e["ref"] in self.initial_values and e["value"] != self.initial_values[e["ref"]])}
         self.observation = self.view(elements, self.clicked, modified)
+        self.page_key = dom.page_key(elements)
         return self.observation
 
     # -- program API v1 ------------------------------------------------------------
@@ -185,17 +188,21 @@ class Executor:
         if problem:
             raise ActionError(f"click({tag!r}, {text!r}): {problem}")
         self.clicked.add(target["ref"] if target["ref"] > 0 else parent)
+        self.records[-1].target_text = target["text"] or target["deep_text"]
         return f"{target['tag']} {target['deep_text'][:40]!r}".strip()
 
-    def _focused(self) -> tuple[str, str]:
+    def _focused(self) -> tuple[str, str, int | None]:
+        """Tag, input type and ref of the focused editable element (one round trip)."""
         focus = self.env.script(_FOCUS_JS)
         if not focus or not focus[2]:
             what = f"a {focus[0]}" if focus else "nothing"
             raise ActionError(f"no text input is focused ({what} is); click the input first, then type")
-        return focus[0], focus[1]
+        return focus[0], focus[1], focus[3]
 
     def _type(self, text: str) -> str:
-        tag, kind = self._focused()
+        tag, kind, ref = self._focused()
+        if ref:
+            self.typed.add(int(ref))
         enter = text.endswith("\n")
         body = text[:-1] if enter else text
         if kind in ("date", "time", "datetime-local", "month", "week"):
@@ -203,17 +210,11 @@ class Executor:
             if value is None:
                 raise ActionError(f"cannot read {body!r} as a {kind}")
             self.env.script(_SET_VALUE_JS, value)
-        elif body:
-            self.env.keys(body.replace("\n", Keys.ENTER))
-        if enter:
-            self.env.keys(Keys.ENTER)
-        self._mark_focused_typed()
+            body = ""
+        keys = body.replace("\n", Keys.ENTER) + (Keys.ENTER if enter else "")
+        if keys:
+            self.env.keys(keys)
         return f"{tag} {kind}".strip()
-
-    def _mark_focused_typed(self) -> None:
-        ref = self.env.script("var e = document.activeElement; return e && e.dataset ? +e.dataset.wob_ref || null : null;")
-        if ref:
-            self.typed.add(int(ref))
 
     def _press(self, key: str) -> str:
         *mods, main = [part.strip() for part in key.split("+")] if key != "+" else ["+"]

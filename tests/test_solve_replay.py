@@ -1,0 +1,272 @@
+"""End to end: ``webwise solve`` with replayed programs in real headless Chromium.
+
+``replays/solve.json`` holds, per task, the raw replies a model might give (prose around a
+```python fence, bare fences, unfenced code, the paper's ``click_action1`` / ``env.step``
+spelling). The k-th LLM call of an episode gets the k-th reply. Every program reads ``task``
+and ``observation`` and never hard-codes one seed's answer, so each must solve its task on
+every seed; a task with n replies must be solved in exactly n steps.
+
+``replays/failures.json`` scripts what goes wrong: a first program whose click finds
+nothing (the loop records it and a second reply solves the task), a reply with no code,
+and a replay that runs out of replies.
+
+Most episodes share one browser through ``webwise.Session`` (the library path); a few go
+through ``webwise.cli.main`` in-process, and one through the ``.venv/bin/webwise`` console
+script in a subprocess.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import webwise
+from webwise import cli
+
+REPLAYS = Path(__file__).parent / "replays"
+SOLVE = REPLAYS / "solve.json"
+FAILURES = REPLAYS / "failures.json"
+SOLVE_REPLIES: dict[str, list[str]] = json.loads(SOLVE.read_text(encoding="utf-8"))
+FAILURE_REPLIES: dict[str, list[str]] = json.loads(FAILURES.read_text(encoding="utf-8"))
+SEEDS = (0, 1, 2, 3)
+#: What each scripted task exercises (kept in step with replays/solve.json).
+TASKS = {
+    "click-button": "paper spelling: click_action1 + env.step",
+    "click-link": "bare fence, loop over spans, exact-case match",
+    "click-tab": "prose around the fence",
+    "click-dialog": "tag given as a class, empty text",
+    "grid-coordinate": "click('circle', '(x,y)') through the id rule",
+    "focus-text-2": "unfenced code, ordinal read from the task",
+    "enter-password": "loop over password inputs",
+    "simple-arithmetic": "arithmetic read from the page",
+    "enter-time": "'9:37 PM' converted for <input type=time>",
+    "enter-text": "two steps; Control+a and Backspace before typing",
+    "enter-date": "two steps; '05/20/2010' converted for <input type=date>",
+    "login-user": "two steps; key presses",
+    "click-collapsible": "two steps: expand, then submit",
+    "click-checkboxes": "loop over text nodes, click their labels",
+    "use-autocomplete": "two steps: ArrowDown opens the menu, pick from it",
+    "terminal": "two steps: 'ls\\n', read the listing, 'rm FILE\\n'",
+}
+EPISODE_KEYS = {"task", "seed", "method", "examples", "llm", "success", "reward", "steps", "llm_calls",
+                "prompt_tokens", "completion_tokens", "seconds", "trace"}
+STEP_KEYS = {"prompt", "reply", "program", "actions", "error"}
+
+
+def test_replay_file_covers_the_scripted_tasks() -> None:
+    assert set(SOLVE_REPLIES) == set(TASKS)
+    assert len(TASKS) >= 14
+    assert sum(len(replies) > 1 for replies in SOLVE_REPLIES.values()) >= 6  # multi-step tasks
+    every_reply = [reply for replies in SOLVE_REPLIES.values() for reply in replies]
+    assert any(reply.startswith("```\n") for reply in every_reply)  # bare fence
+    assert any("```python" in reply and not reply.startswith("```") for reply in every_reply)  # prose around
+    assert any("```" not in reply for reply in every_reply)  # no fence at all
+    assert any("click_action1(" in reply and "= env.step(action)" in reply for reply in every_reply)
+
+
+@pytest.fixture(scope="module")
+def session():
+    with webwise.Session(llm=f"replay:{SOLVE}") as shared:
+        yield shared
+
+
+@pytest.fixture(scope="module")
+def failing_session():
+    with webwise.Session(llm=f"replay:{FAILURES}") as shared:
+        yield shared
+
+
+def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict | None, str]:
+    """``webwise solve ... --json`` in-process: exit status, the printed object, stderr."""
+    code = cli.main(["solve", *args, "--json"])
+    out, err = capsys.readouterr()
+    return code, (json.loads(out) if out.strip() else None), err
+
+
+def assert_clean_success(record: dict, replies: list[str]) -> None:
+    """Solved in exactly one step per reply, every reply used as-is, nothing failed."""
+    assert record["success"] is True, record["trace"]
+    assert record["reward"] > 0 and record.get("raw_reward", 1.0) >= 1.0
+    assert record["steps"] == len(record["trace"]) == len(replies)
+    assert record["llm_calls"] == len(replies)
+    assert record["error"] is None
+    for step, reply in zip(record["trace"], replies):
+        assert STEP_KEYS <= set(step)
+        assert step["reply"] == reply
+        assert step["program"] is not None
+        assert step["error"] is None, step["error"]
+        assert step["actions"], "every scripted step performs at least one action"
+        assert all(action["error"] is None for action in step["actions"])
+
+
+# -- every scripted task on every seed, through the library ---------------------------------
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("task", list(TASKS))
+def test_replayed_program_solves_task(session: webwise.Session, task: str, seed: int) -> None:
+    episode = session.run(task, seed, "webwise", "none")
+    record = json.loads(json.dumps(episode.to_dict()))  # what --json prints
+    assert EPISODE_KEYS <= set(record)
+    assert (record["task"], record["seed"], record["method"], record["examples"]) == (task, seed, "webwise", "none")
+    assert_clean_success(record, SOLVE_REPLIES[task])
+
+
+# -- traces of a few episodes in detail ------------------------------------------------------
+
+def test_trace_of_enter_text(session: webwise.Session) -> None:
+    episode = session.run("enter-text", 2, "webwise", "none")
+    wanted = re.search(r'"(.*)"', episode.utterance).group(1)
+    first, second = episode.trace
+    assert [(a["name"], a["args"]) for a in first.actions] == [("click", ["input", "tt"])]
+    assert first.done is False and second.done is True
+    assert [(a["name"], a["args"]) for a in second.actions][-4:] == [
+        ("press_key", ["Control+a"]), ("press_key", ["Backspace"]), ("enter_text", [wanted]),
+        ("click", ["button", "Submit"])]
+    assert second.actions[-1]["target"].startswith("button")
+    # the second prompt tells the model what the first program did
+    assert "click('input', 'tt')" in second.prompt[-1]["content"]
+
+
+def test_trace_of_terminal(session: webwise.Session) -> None:
+    episode = session.run("terminal", 1, "webwise", "none")
+    assert episode.success and episode.steps == 2
+    first, second = episode.trace
+    assert [(a["name"], a["args"]) for a in first.actions] == [("click", ["input", "terminal-target"]),
+                                                              ("enter_text", ["ls\n"])]
+    remove = second.actions[-1]
+    assert remove["name"] == "enter_text" and remove["error"] is None
+    extension = re.search(r"extension \.(\S+)", episode.utterance).group(1)
+    assert re.fullmatch(rf"rm \S+\.{re.escape(extension)}\n", remove["args"][0])
+    assert "ls\n" not in second.program  # step 2 is the reply's own program, not step 1's
+
+
+def test_trace_of_paper_spelling(session: webwise.Session) -> None:
+    episode = session.run("click-button", 3, "webwise", "none")
+    name = re.search(r'"(.+?)"', episode.utterance).group(1)
+    [step] = episode.trace
+    assert "env.step(action)" in step.program
+    assert [(a["name"], a["args"]) for a in step.actions] == [("click", ["button", name])]
+    assert step.done and step.error is None
+
+
+# -- failures the loop must survive ----------------------------------------------------------
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_failing_first_program_is_recorded_and_the_loop_goes_on(failing_session: webwise.Session, seed: int) -> None:
+    episode = failing_session.run("click-button", seed, "webwise", "none")
+    assert episode.success and episode.steps == 2 and episode.llm_calls == 2
+    first, second = episode.trace
+    name = re.search(r'"(.+?)"', episode.utterance).group(1)
+    # one line that says what failed and names the closest candidates, among them the right button
+    error = first.error
+    assert error and "\n" not in error and "Traceback" not in error and len(error) < 300
+    assert "Click on the" in error and "closest" in error
+    assert repr(name) in error
+    [click] = first.actions
+    assert click["name"] == "click" and click["error"] and "closest" in click["error"]
+    assert first.done is False
+    # the error reaches the next prompt, and the second program solves the task
+    assert "closest" in second.prompt[-1]["content"]
+    assert second.error is None and second.done
+    assert (second.actions[-1]["name"], second.actions[-1]["args"]) == ("click", ["button", name])
+
+
+@pytest.mark.parametrize("seed", (0, 1))
+def test_reply_without_code_is_recorded_with_program_null(failing_session: webwise.Session, seed: int) -> None:
+    episode = failing_session.run("click-link", seed, "webwise", "none")
+    first, second = episode.trace
+    assert first.reply == FAILURE_REPLIES["click-link"][0]
+    assert first.program is None
+    assert first.error and "\n" not in first.error
+    assert first.actions == []
+    assert second.program is not None and second.error is None
+    assert episode.success and episode.steps == 2
+
+
+def test_running_out_of_replies_fails_the_episode(capsys: pytest.CaptureFixture[str]) -> None:
+    code, record, err = run_cli(capsys, "--task", "enter-text", "--seed", "1", "--examples", "none",
+                                "--llm", f"replay:{FAILURES}")
+    assert code == 1, err
+    assert record["success"] is False and record["reward"] <= 0
+    assert record["llm_calls"] == 1
+    assert record["error"] and re.search(r"repl(y|ies)", record["error"])
+    first, last = record["trace"][0], record["trace"][-1]
+    assert first["error"] is None and first["actions"][0]["name"] == "click"
+    assert last["reply"] is None and last["program"] is None
+    assert last["error"] == record["error"]
+    assert "Traceback" not in err
+
+
+# -- the CLI ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("task, seed", [("enter-date", 3), ("click-checkboxes", 2), ("simple-arithmetic", 1)])
+def test_cli_in_process(capsys: pytest.CaptureFixture[str], task: str, seed: int) -> None:
+    code, record, err = run_cli(capsys, "--task", task, "--seed", str(seed), "--examples", "none",
+                                "--llm", f"replay:{SOLVE}")
+    assert code == 0, err
+    assert EPISODE_KEYS <= set(record)
+    assert record["llm"] == f"replay:{SOLVE}"
+    assert_clean_success(record, SOLVE_REPLIES[task])
+    for step in record["trace"]:
+        assert isinstance(step["prompt"], list) and step["prompt"][-1]["content"]
+
+
+def test_cli_multi_step_trace(capsys: pytest.CaptureFixture[str]) -> None:
+    code, record, _ = run_cli(capsys, "--task", "click-collapsible", "--seed", "0", "--examples", "none",
+                              "--llm", f"replay:{SOLVE}")
+    assert code == 0
+    first, second = record["trace"]
+    assert [(a["name"], a["args"]) for a in first["actions"]] == [("click", ["h3", "Section"])]
+    assert first["done"] is False and first["error"] is None
+    assert (second["actions"][-1]["name"], second["actions"][-1]["args"]) == ("click", ["button", "Submit"])
+    assert second["done"] is True and second["error"] is None
+
+
+@pytest.mark.parametrize("task, seed", [("enter-text", 0), ("terminal", 3), ("click-collapsible", 1),
+                                        ("login-user", 2)])
+def test_each_step_records_only_its_own_actions(session: webwise.Session, task: str, seed: int) -> None:
+    episode = session.run(task, seed, "webwise", "none")
+    assert episode.success
+    expected = {
+        "enter-text": [["click"], ["press_key", "press_key", "enter_text", "click"]],
+        "terminal": [["click", "enter_text"], ["enter_text"]],
+        "click-collapsible": [["click"], ["click"]],
+        "login-user": [["click", "press_key", "press_key", "enter_text"], ["click", "enter_text", "click"]],
+    }[task]
+    assert [[a["name"] for a in step.actions] for step in episode.trace] == expected
+
+
+def webwise_command() -> str:
+    beside = Path(sys.executable).parent / "webwise"
+    found = str(beside) if beside.exists() else shutil.which("webwise")
+    if found is None:
+        pytest.fail("the webwise console script is not installed (run the README's set-up)")
+    return found
+
+
+def test_console_script_in_a_subprocess(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [webwise_command(), "solve", "--task", "grid-coordinate", "--seed", "3", "--examples", "none",
+         "--llm", f"replay:{SOLVE}", "--json"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path, env=dict(os.environ))
+    assert result.returncode == 0, result.stderr
+    record = json.loads(result.stdout)
+    assert record["task"] == "grid-coordinate" and record["seed"] == 3
+    assert_clean_success(record, SOLVE_REPLIES["grid-coordinate"])
+    x, y = re.search(r"\((-?\d+),(-?\d+)\)", record["utterance"]).groups()
+    assert record["trace"][0]["actions"][0]["args"] == ["circle", f"({x},{y})"]
+
+
+# -- element refs must not collide across episodes on the same page --------------
+
+def test_refs_stay_unique_across_episodes(session: webwise.Session) -> None:
+    # 7 then 8 then 0, 7, 8: on seed 8 the menu item's ref collided with the live region's
+    outcomes = [session.run("use-autocomplete", seed, "webwise", "none").success for seed in (7, 8, 2, 0, 7, 8)]
+    assert all(outcomes), outcomes
