@@ -20,11 +20,12 @@ import api_stubs
 from sandbox import ActionReply, Limits, RunResult, Sandbox
 from webwise import dom, examples, store
 from webwise.actions import ActionError, Executor
-from webwise.environment import BrowserDied, MiniWoBEnv
-from webwise.episode import Episode, Step
+from webwise.environment import BrowserDied, MiniWoBEnv, Outcome
+from webwise.episode import Episode, Step, Trial
 from webwise.errors import ConfigError, ContextOverflow, LLMError
 from webwise.extraction import ExtractionError, extract_program
-from webwise.llm.base import ChatModel, ChatRequest
+from webwise.llm.base import ChatModel, ChatReply, ChatRequest
+from webwise.reflection import Correction, FailureMemory, parse_reflection, reflection_messages
 from webwise.prompts import METHODS, ExampleStep, PastStep, PromptExample, build_messages, task_message
 
 EXAMPLE_MODES: tuple[str, ...] = ("manual", "auto", "none")
@@ -45,8 +46,12 @@ class Settings:
     """Knobs of a run; defaults are what the CLI uses."""
 
     max_steps: int = 5
+    trials: int = 1
     temperature: float = 0.0
     max_tokens: int = 400
+    #: Re-asks when the model proposes a program already run on the same page, and their temperature.
+    repeat_asks: int = 2
+    repeat_temperature: float = 0.7
     limits: Limits = field(default_factory=Limits)
     screenshot_dir: Path | None = None
     store_dir: Path | None = None
@@ -59,6 +64,10 @@ def check_method(method: str, examples: str) -> None:
         raise ConfigError(f"unknown examples mode {examples!r}; choose one of {', '.join(EXAMPLE_MODES)}")
 
 
+#: Step statuses that end a trial; "no change", "exception" and "progress" let it go on.
+ENDING_STATUSES = ("solved", "failed", "cycle")
+
+
 class Agent:
     """Runs episodes; owns nothing it did not create (env, model and sandbox are given)."""
 
@@ -66,7 +75,10 @@ class Agent:
         self.llm, self.env, self.sandbox, self.settings = llm, env, sandbox, settings
 
     def run(self, task: str, seed: int, method: str = "webwise", examples: str = "manual") -> Episode:
-        """One episode. Raises only :class:`BrowserDied` (with ``episode`` attached) and config errors."""
+        """One episode of up to ``settings.trials`` trials.
+
+        Raises only :class:`BrowserDied` (with the record so far as ``.episode``) and config errors.
+        """
         check_method(method, examples)
         episode = Episode(task=task, seed=seed, method=method, examples=examples, llm=self.llm.name)
         started = time.monotonic()
@@ -81,32 +93,67 @@ class Agent:
         return episode
 
     def _run(self, episode: Episode) -> None:
+        shown, note = self._examples(episode)
+        memory = FailureMemory()
+        correction: Correction | None = None
+        for number in range(self.settings.trials):
+            trial = Trial(number)
+            episode.trials.append(trial)
+            calls_before = episode.llm_calls
+            steps, outcome = self._trial(episode, trial, shown, note, correction, memory)
+            trial.success, trial.steps = outcome.success, len(steps)
+            episode.success, episode.reward = outcome.success, outcome.reward
+            episode.raw_reward, episode.reason = outcome.raw_reward, outcome.reason
+            if number == 0:
+                episode.success_first_trial = outcome.success
+            if outcome.success or number + 1 == self.settings.trials or episode.error:
+                trial.llm_calls = episode.llm_calls - calls_before
+                break
+            correction = self._reflect(episode, trial, steps, memory)
+            trial.llm_calls = episode.llm_calls - calls_before
+
+    def _trial(self, episode: Episode, trial: Trial, shown: list[PromptExample], note: str | None,
+               correction: Correction | None, memory: FailureMemory) -> tuple[list[Step], Outcome]:
+        """One attempt from a fresh reset: replayed and corrected steps first, then the model."""
         episode.utterance = self.env.reset(episode.task, episode.seed)
         executor = Executor(self.env, VIEWS[episode.method])
         observation = executor.start()
-        shown, note = self._examples(episode)
+        planned = correction.programs if correction else ()
         history: list[PastStep] = []
+        seen = [executor.page_key]
+        ran: set[tuple[str, str]] = set()
+        steps: list[Step] = []
         budget = self.settings.max_steps if episode.method == "webwise" else 1
         for index in range(budget):
-            step = Step(index=index, observation=observation, prompt=build_messages(
-                episode.method, task_message(episode.method, episode.utterance, observation, shown, history)))
+            step = Step(index=index, trial=trial.trial, prompt=[], observation=memory.mark(index, observation))
             episode.add_step(step)
-            if index == 0:
+            steps.append(step)
+            if index == 0 and trial.trial == 0:
                 step.note = note
-            if not self._ask(episode, step):
+            if index < len(planned):
+                step.program = planned[index]
+                step.source = "correction" if index == len(planned) - 1 else "replay"
+            elif not self._ask_fresh(episode, step, shown, history, executor.page_key, ran):
+                trial.ending = step.status or "exception"
                 break
-            before = dom.render(observation)
-            observation = self._execute(step, executor, observation, episode.utterance)
+            if step.status == "cycle":  # the model kept repeating a program already run here
+                trial.ending = "cycle"
+                break
+            before = executor.page_key
+            ran.add((before, _normal(step.program)))
+            observation = self._execute(step, executor, episode.utterance)
             self._screenshot(episode, step)
-            if step.done:
+            step.status = classify(step, executor.outcome, before, executor.page_key, seen)
+            step.feedback = feedback(step, executor.outcome)
+            seen.append(executor.page_key)
+            if step.status in ENDING_STATUSES:
+                trial.ending = step.status
                 break
-            history.append(PastStep(step.program, describe(step, before != dom.render(observation))))
-        outcome = executor.outcome
-        episode.success, episode.reward = outcome.success, outcome.reward
-        episode.raw_reward, episode.reason = outcome.raw_reward, outcome.reason
+            history.append(PastStep(step.program, step.feedback))
+        return steps, executor.outcome
 
     def _examples(self, episode: Episode) -> tuple[list[PromptExample], str | None]:
-        """The task's examples for the prompt, and a trace note when ``auto`` found none."""
+        """The task's examples for the prompt, and a trace note when none were found."""
         if episode.examples == "none":
             return [], None
         if episode.examples == "manual":
@@ -118,38 +165,87 @@ class Agent:
                                solved_before=e.source != "manual") for e in loaded]
         return shown, note
 
-    def _ask(self, episode: Episode, step: Step) -> bool:
+    def _ask_fresh(self, episode: Episode, step: Step, shown: list[PromptExample], history: list[PastStep],
+                   page: str, ran: set[tuple[str, str]]) -> bool:
+        """Ask for a program not already run on this page; re-ask warmer a few times if it is.
+
+        False when the model cannot be asked (the episode's error says why). A program
+        still repeated after the re-asks is not run: the step's status becomes "cycle".
+        """
+        user = task_message(episode.method, episode.utterance, step.observation, shown, history)
+        temperature = self.settings.temperature
+        for attempt in range(1 + self.settings.repeat_asks):
+            step.prompt = build_messages(episode.method, user)
+            if not self._ask(episode, step, temperature):
+                return False
+            if step.program is None or (page, _normal(step.program)) not in ran:
+                return True
+            step.repeats += 1
+            user += ("\n\nYou already ran exactly this program on this page and it did not complete the task:"
+                     f"\n```python\n{step.program}\n```\nWrite a different program.")
+            temperature = self.settings.repeat_temperature
+        step.error = "the model repeated a program that already ran on this page; it was not run again"
+        step.status, step.feedback = "cycle", step.error
+        return True
+
+    def _ask(self, episode: Episode, step: Step, temperature: float) -> bool:
         """Call the model and extract a program; False when the episode cannot go on."""
-        request = ChatRequest(step.prompt, temperature=self.settings.temperature, max_tokens=self.settings.max_tokens,
-                              stop=STOP, task=episode.task, call_index=step.index)
-        try:
-            reply = self.llm.complete(request)
-        except ContextOverflow as exc:
-            episode.context_overflows += 1
-            step.error = episode.error = str(exc)
+        request = ChatRequest(step.prompt, temperature=temperature, max_tokens=self.settings.max_tokens,
+                              stop=STOP, task=episode.task, call_index=episode.llm_calls)
+        reply = self._complete(episode, request, step)
+        if reply is None:
             return False
-        except LLMError as exc:
-            step.error = episode.error = str(exc)
-            return False
-        episode.llm_calls += 1
-        episode.prompt_tokens += reply.prompt_tokens
-        episode.completion_tokens += reply.completion_tokens
-        step.reply, step.llm_seconds = reply.text, round(reply.seconds, 3)
-        step.prompt_tokens, step.completion_tokens = reply.prompt_tokens, reply.completion_tokens
+        step.reply, step.llm_seconds = reply.text, round(step.llm_seconds + reply.seconds, 3)
+        step.prompt_tokens += reply.prompt_tokens
+        step.completion_tokens += reply.completion_tokens
+        step.program = None
         try:
             step.program = extract_program(reply.text)
+            step.error = None
         except ExtractionError as exc:
             step.error = str(exc)
         return True
 
-    def _execute(self, step: Step, executor: Executor, observation: list[dom.Element], utterance: str) -> list[dom.Element]:
+    def _complete(self, episode: Episode, request: ChatRequest, step: Step | None = None) -> ChatReply | None:
+        """One model call; a failure is recorded as the episode's error and ends it."""
+        try:
+            reply = self.llm.complete(request)
+        except LLMError as exc:
+            episode.context_overflows += isinstance(exc, ContextOverflow)
+            episode.error = str(exc)
+            if step is not None:
+                step.error = str(exc)
+            return None
+        episode.llm_calls += 1
+        episode.prompt_tokens += reply.prompt_tokens
+        episode.completion_tokens += reply.completion_tokens
+        return reply
+
+    def _reflect(self, episode: Episode, trial: Trial, steps: list[Step], memory: FailureMemory) -> Correction | None:
+        """Ask which step went wrong first; remember its click targets as failed there."""
+        messages = reflection_messages(episode.method, episode.utterance, steps, trial.ending)
+        request = ChatRequest(messages, temperature=self.settings.temperature, max_tokens=self.settings.max_tokens,
+                              stop=STOP, task=episode.task, call_index=episode.llm_calls)
+        reply = self._complete(episode, request)
+        correction = parse_reflection(reply.text, steps) if reply else None
+        trial.reflection = {"prompt": messages, "reply": reply.text if reply else None,
+                            "step": correction.step if correction else None,
+                            "why": correction.why if correction else None}
+        if correction is not None:
+            memory.remember(correction.step - 1, steps[correction.step - 1])
+        elif steps:
+            memory.remember(len(steps) - 1, steps[-1])
+        return correction
+
+    def _execute(self, step: Step, executor: Executor, utterance: str) -> list[dom.Element]:
         """Run the step's program in the sandbox; returns the page observed afterwards."""
         if step.program is not None:
             handler = ActionHandler(executor)
             result: RunResult = self.sandbox.run(
-                step.program, data={"task": utterance, "observation": observation},
+                step.program, data={"task": utterance, "observation": step.observation},
                 functions=api_stubs.ACTION_NAMES, handler=handler)
             step.actions = [asdict(record) for record in executor.records]
+            executor.records.clear()
             step.error, step.output, step.run_seconds = result.error, result.output, round(result.seconds, 3)
             if handler.fatal is not None:
                 raise handler.fatal
@@ -162,9 +258,14 @@ class Agent:
         if directory is None:
             return
         directory.mkdir(parents=True, exist_ok=True)
-        path = directory / f"{episode.task}-s{episode.seed}-{episode.method}-{episode.examples}-step{step.index}.png"
+        path = directory / (f"{episode.task}-s{episode.seed}-{episode.method}-{episode.examples}"
+                            f"-t{step.trial}-step{step.index}.png")
         path.write_bytes(self.env.screenshot_png())
         step.screenshot = path.name
+
+
+def _normal(program: str | None) -> str:
+    return " ".join((program or "").split())
 
 
 class ActionHandler:
@@ -209,13 +310,30 @@ class ActionHandler:
                            stop=self.executor.outcome.done)
 
 
-def describe(step: Step, page_changed: bool) -> str:
-    """One line for the next prompt: what the step's program did."""
-    if step.program is None:
-        return f"error: {step.error}"
+def classify(step: Step, outcome: Outcome, before: str, after: str, seen: list[str]) -> str:
+    """The step's ending condition: solved, failed, exception, no change, cycle or progress."""
+    if outcome.success:
+        return "solved"
+    if outcome.done:
+        return "failed"
+    if step.error is not None or step.program is None:
+        return "exception"
+    if after == before:
+        return "no change"
+    if after in seen:
+        return "cycle"
+    return "progress"
+
+
+def feedback(step: Step, outcome: Outcome) -> str:
+    """One line for the next prompt (and the reflection) saying what the step's program did."""
     done = [a for a in step.actions if not a["error"]]
     acted = "; ".join(f"{a['name']}({', '.join(repr(x) for x in a['args'])})" for a in done[:6]) or "no action"
-    if step.error:
-        return f"error: {step.error} (after: {acted})"
-    change = "the page changed" if page_changed else "the page did not change"
-    return f"ran {acted}; {change}; the task is not complete yet"
+    return {
+        "solved": f"ran {acted}; the task is complete",
+        "failed": f"ran {acted}; the page ended the task as failed" + (f" ({outcome.reason})" if outcome.reason else ""),
+        "exception": f"error: {step.error}" + (f" (after: {acted})" if done else ""),
+        "no change": f"ran {acted}; nothing on the page changed; the task is not complete",
+        "cycle": f"ran {acted}; the page is back to an earlier state: this goes in circles",
+        "progress": f"ran {acted}; the page changed; the task is not complete yet",
+    }[step.status or "exception"]

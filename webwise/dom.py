@@ -110,6 +110,11 @@ def whole_dom(elements: Iterable[Element]) -> list[Element]:
     return [{key: element[key] for key in _WHOLE_KEYS} for element in elements]
 
 
+def page_key(elements: Iterable[Element]) -> str:
+    """What the page shows, flags aside: equal keys mean the page did not change."""
+    return "\n".join(f"{e['tag']}|{e['text']}|{e['value']}|{e['classes']}|{e['focused']}" for e in elements)
+
+
 def render(observation: Iterable[Element]) -> str:
     """Compact text, one element per line, e.g. ``[3] button "Submit" #subbtn .primary``.
 
@@ -130,7 +135,7 @@ def render(observation: Iterable[Element]) -> str:
             parts.append("checked" if value else "unchecked")
         elif value not in ("", None):
             parts.append("value=" + _quote(str(value)))
-        for flag in ("clicked", "modified", "focused"):
+        for flag in ("clicked", "modified", "focused", "failed_before"):
             if element.get(flag):
                 parts.append(flag)
         if "left" in element:

@@ -19,6 +19,8 @@ class Step:
     index: int
     prompt: list[Message]
     observation: list[dict[str, Any]] = field(default_factory=list)
+    trial: int = 0
+    source: str = "model"
     reply: str | None = None
     program: str | None = None
     actions: list[dict[str, Any]] = field(default_factory=list)
@@ -32,6 +34,21 @@ class Step:
     completion_tokens: int = 0
     screenshot: str | None = None
     note: str | None = None
+    status: str | None = None
+    feedback: str = ""
+    repeats: int = 0
+
+
+@dataclass
+class Trial:
+    """One attempt of the episode from a fresh reset of the same seed."""
+
+    trial: int
+    success: bool = False
+    ending: str = "incomplete"
+    steps: int = 0
+    llm_calls: int = 0
+    reflection: dict[str, Any] | None = None
 
 
 @dataclass
@@ -55,6 +72,8 @@ class Episode:
     context_overflows: int = 0
     seconds: float = 0.0
     error: str | None = None
+    success_first_trial: bool = False
+    trials: list[Trial] = field(default_factory=list)
     trace: list[Step] = field(default_factory=list)
 
     def add_step(self, step: Step) -> None:

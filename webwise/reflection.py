@@ -1,0 +1,94 @@
+"""Learning from a failed trial: structured reflection and a memory of failed targets.
+
+After a failed trial the model reviews the trial's steps (page, program, outcome), names
+the earliest wrong step and writes the program that step should have run. The next trial
+replays the programs before that step without asking the model, runs the correction at
+it, and plans freely after it. Click targets of wrong steps are remembered per step and
+flagged ``failed_before`` in that step's page, so the model does not pick them again; a
+correction at step N forgets what was learned about later steps, whose pages will differ.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+import regex
+
+from webwise.dom import Element, render
+from webwise.episode import Step
+from webwise.extraction import ExtractionError, extract_program
+from webwise.llm.base import Message
+from webwise.prompts import system_message
+
+_INSTRUCTIONS = """You are now reviewing an attempt at the task that failed. Each step of the
+attempt ran one program; you see the page before it, the program and what happened. Find the
+earliest step whose program was wrong: the first step that, done differently, leads to success.
+Then write the program that step should have run instead. Reply in exactly this form:
+Step: <number>
+Why: <one short sentence>
+```python
+<the corrected program for that step>
+```"""
+
+_STEP = regex.compile(r"step\s*(?:number)?\s*[:#]?\s*(\d+)", regex.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Correction:
+    """What a reflection decided: replay ``programs[:-1]``, then run ``programs[-1]`` as the fix."""
+
+    step: int
+    programs: tuple[str | None, ...]
+    why: str = ""
+
+
+def reflection_messages(method: str, instruction: str, steps: Sequence[Step], ending: str) -> list[Message]:
+    """The reflection prompt: the method's fixed system part plus the review instructions."""
+    parts = [f"Task: {instruction}"]
+    for number, step in enumerate(steps, 1):
+        if method != "instruction-only":
+            parts.append(f"Step {number} page:\n{render(step.observation) or '(no visible elements)'}")
+        code = f"```python\n{step.program}\n```" if step.program else "(no usable program)"
+        parts.append(f"Step {number} program:\n{code}\nStep {number} outcome: {step.feedback}")
+    parts.append(f"The attempt ended: {ending}. Which step was wrong first, and what should it have run?")
+    return [
+        {"role": "system", "content": system_message(method) + "\n\n" + _INSTRUCTIONS},
+        {"role": "user", "content": "\n\n".join(parts)},
+    ]
+
+
+def parse_reflection(reply: str, steps: Sequence[Step]) -> Correction | None:
+    """The correction in ``reply``, or None when it names no step or carries no program."""
+    match = _STEP.search(reply)
+    if not match or not steps:
+        return None
+    number = min(max(int(match[1]), 1), len(steps))
+    try:
+        program = extract_program(reply)
+    except ExtractionError:
+        return None
+    why = regex.search(r"why\s*:\s*(.+)", reply, regex.IGNORECASE)
+    earlier = tuple(step.program for step in steps[: number - 1])
+    return Correction(number, earlier + (program,), why[1].strip() if why else "")
+
+
+@dataclass
+class FailureMemory:
+    """Per step index, the texts of click targets that belonged to a wrong step."""
+
+    failed: dict[int, set[str]] = field(default_factory=dict)
+
+    def remember(self, index: int, step: Step) -> None:
+        """Remember the clicks of the wrong step at ``index`` and forget every later step."""
+        targets = {a["target_text"] for a in step.actions if a["name"] == "click" and a.get("target_text")}
+        self.failed.setdefault(index, set()).update(targets)
+        for later in [i for i in self.failed if i > index]:
+            del self.failed[later]
+
+    def mark(self, index: int, observation: list[Element]) -> list[Element]:
+        """The observation with ``failed_before`` set on targets that failed at this step."""
+        failed = self.failed.get(index)
+        if not failed:
+            return observation
+        return [{**e, "failed_before": True} if e["text"] in failed else e for e in observation]
