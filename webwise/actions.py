@@ -101,6 +101,7 @@ class Executor:
     outcome: Outcome = field(default_factory=Outcome)
     observation: list[dom.Element] = field(default_factory=list)
     page_key: str = ""
+    focus: int | None = None
 
     def start(self) -> list[dom.Element]:
         """Begin an episode: forget flags, remember initial values, observe."""
@@ -121,6 +122,7 @@ class Executor:
                     or (e["ref"] in self.initial_values and e["value"] != self.initial_values[e["ref"]])}
         self.observation = self.view(elements, self.clicked, modified)
         self.page_key = dom.page_key(elements)
+        self.focus = next((e["ref"] for e in elements if e["focused"]), None)
         return self.observation
 
     # -- program API v1 ------------------------------------------------------------

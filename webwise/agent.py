@@ -139,11 +139,11 @@ class Agent:
             if step.status == "cycle":  # the model kept repeating a program already run here
                 trial.ending = "cycle"
                 break
-            before = executor.page_key
-            ran.add((before, _normal(step.program)))
+            before = (executor.page_key, executor.focus)
+            ran.add((executor.page_key, _normal(step.program)))
             observation = self._execute(step, executor, episode.utterance)
             self._screenshot(episode, step)
-            step.status = classify(step, executor.outcome, before, executor.page_key, seen)
+            step.status = classify(step, executor.outcome, before, (executor.page_key, executor.focus), seen)
             step.feedback = feedback(step, executor.outcome)
             seen.append(executor.page_key)
             if step.status in ENDING_STATUSES:
@@ -310,8 +310,13 @@ class ActionHandler:
                            stop=self.executor.outcome.done)
 
 
-def classify(step: Step, outcome: Outcome, before: str, after: str, seen: list[str]) -> str:
-    """The step's ending condition: solved, failed, exception, no change, cycle or progress."""
+def classify(step: Step, outcome: Outcome, before: tuple[str, int | None], after: tuple[str, int | None],
+             seen: list[str]) -> str:
+    """The step's ending condition: solved, failed, exception, no change, cycle or progress.
+
+    ``before`` and ``after`` are (page key, focused ref): moving the focus is a change, and
+    content that changed back to an earlier page (``seen``) is a cycle wherever the focus is.
+    """
     if outcome.success:
         return "solved"
     if outcome.done:
@@ -320,7 +325,7 @@ def classify(step: Step, outcome: Outcome, before: str, after: str, seen: list[s
         return "exception"
     if after == before:
         return "no change"
-    if after in seen:
+    if after[0] != before[0] and after[0] in seen:
         return "cycle"
     return "progress"
 

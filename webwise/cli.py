@@ -54,7 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--examples", default="manual", choices=EXAMPLE_MODES,
                        help="in-context examples: manual (k=1), auto (harvested), none (k=0)")
     solve.add_argument("--llm", default="local", help="local, local:PATH.gguf, openai:MODEL or replay:FILE")
-    solve.add_argument("--max-steps", type=positive_int, default=5, help="programs per episode (webwise method)")
+    solve.add_argument("--max-steps", type=positive_int, default=5, help="programs per trial (webwise method)")
+    solve.add_argument("--trials", type=positive_int, default=1,
+                       help="attempts from a fresh reset of the same seed, with reflection between them (default 1)")
     solve.add_argument("--store", type=Path, default=None, help="harvested-example store (default incontext/auto)")
     solve.add_argument("--screenshots", type=Path, default=None, help="save a PNG after each step here")
     solve.add_argument("--json", action="store_true", help="print the episode record as one JSON object")
@@ -180,7 +182,8 @@ def _solve(args: argparse.Namespace) -> int:
 
     check_task(args.task)
     check_method(args.method, args.examples)
-    settings = Settings(max_steps=args.max_steps, screenshot_dir=args.screenshots, store_dir=args.store)
+    settings = Settings(max_steps=args.max_steps, trials=args.trials, screenshot_dir=args.screenshots,
+                        store_dir=args.store)
     with Session(args.llm, settings) as session:
         if not args.json:
             print(f"solving {args.task} (seed {args.seed}, method {args.method}, examples {args.examples}, "
@@ -202,10 +205,14 @@ def summary(episode: Episode) -> str:
     """A readable account of an episode for the terminal."""
     lines = [f"task: {episode.utterance}"]
     for step in episode.trace:
-        lines.append(f"--- step {step.index + 1}" + (f" ({step.note})" if step.note else ""))
+        trial = f"trial {step.trial + 1}, " if len(episode.trials) > 1 else ""
+        source = f", {step.source}" if step.source != "model" else ""
+        lines.append(f"--- {trial}step {step.index + 1}{source}" + (f" ({step.note})" if step.note else ""))
         lines.append(step.program if step.program is not None else "(no usable program)")
         if step.error:
             lines.append(f"error: {step.error}")
+        if step.status:
+            lines.append(f"=> {step.status}")
     verdict = "SOLVED" if episode.success else "NOT SOLVED"
     lines.append(f"{verdict}: reward {episode.raw_reward:g} in {episode.steps} step(s), {episode.llm_calls} LLM "
                  f"call(s), {episode.prompt_tokens}+{episode.completion_tokens} tokens, {episode.seconds:.1f} s"

@@ -111,8 +111,8 @@ def whole_dom(elements: Iterable[Element]) -> list[Element]:
 
 
 def page_key(elements: Iterable[Element]) -> str:
-    """What the page shows, flags aside: equal keys mean the page did not change."""
-    return "\n".join(f"{e['tag']}|{e['text']}|{e['value']}|{e['classes']}|{e['focused']}" for e in elements)
+    """What the page shows, focus and flags aside: equal keys mean the page did not change."""
+    return "\n".join(f"{e['tag']}|{e['text']}|{e['value']}|{e['classes']}" for e in elements)
 
 
 def render(observation: Iterable[Element]) -> str:

@@ -1,0 +1,121 @@
+"""Trials with structured reflection, failed-target memory, no repeats and ending conditions (replay backend)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from webwise import Session, Settings
+from webwise.environment import MiniWoBEnv
+
+TARGET = "import re\ntarget = re.search(r'\"(.*)\"', task).group(1)\n"
+STEP1 = "```python\nclick('input_text', '')\n```"
+WRONG_TYPE = "```python\nenter_text('wrong')\nclick('button', 'Submit')\n```"
+REFLECTION = ("Step: 2\nWhy: it typed a word that is not the one asked for.\n```python\n" + TARGET +
+              "enter_text(target)\nclick('button', 'Submit')\n```")
+IDLE = "```python\nprint('looking')\n```"
+
+
+def session(tmp_path: Path, replies: dict[str, list[str]], **settings: int) -> Session:
+    path = tmp_path / "replies.json"
+    path.write_text(json.dumps(replies))
+    return Session(f"replay:{path}", Settings(**settings))
+
+
+def test_correction_applied_at_the_named_step_after_replaying_earlier_ones(tmp_path: Path) -> None:
+    with session(tmp_path, {"enter-text": [STEP1, WRONG_TYPE, REFLECTION]}, max_steps=4, trials=3) as s:
+        episode = s.run("enter-text", 2, "webwise", "none")
+    assert episode.success and not episode.success_first_trial
+    assert episode.llm_calls == 3  # two steps, one reflection; the second trial asked nothing
+    first, second = episode.trials
+    assert (first.ending, first.steps, second.ending, second.steps) == ("failed", 2, "solved", 2)
+    assert first.reflection["step"] == 2 and "not the one asked for" in first.reflection["why"]
+    trial2 = [step for step in episode.trace if step.trial == 1]
+    assert [step.source for step in trial2] == ["replay", "correction"]
+    assert [step.prompt for step in trial2] == [[], []]
+    assert trial2[0].program == "click('input_text', '')"
+    assert trial2[1].program.endswith("enter_text(target)\nclick('button', 'Submit')")
+
+
+def test_reflection_prompt_is_built_from_the_trace(tmp_path: Path) -> None:
+    with session(tmp_path, {"enter-text": [STEP1, WRONG_TYPE, REFLECTION]}, max_steps=4, trials=2) as s:
+        episode = s.run("enter-text", 2, "webwise", "none")
+    system, user = episode.trials[0].reflection["prompt"]
+    assert "earliest step whose program was wrong" in system["content"]
+    assert "def click(tag: str, text: str)" in system["content"]
+    content = user["content"]
+    assert content.startswith(f"Task: {episode.utterance}")
+    assert content.index("Step 1 page:") < content.index("Step 1 program:") < content.index("Step 2 page:")
+    assert "Step 1 outcome: ran click('input_text', ''); the page changed; the task is not complete yet" in content
+    assert "Step 2 outcome: ran enter_text('wrong'); click('button', 'Submit'); the page ended the task as failed" in content
+    assert "input_text" in content.split("Step 2 page:")[1] and "focused" in content.split("Step 2 page:")[1]
+    assert content.endswith("The attempt ended: failed. Which step was wrong first, and what should it have run?")
+
+
+def _seed_with_two_buttons() -> tuple[int, str, str]:
+    with MiniWoBEnv() as env:
+        for seed in range(30):
+            utterance = env.reset("click-button", seed)
+            target = utterance.split('"')[1]
+            others = [e["text"] for e in env.observe()[0] if e["tag"] == "button" and e["text"] != target]
+            if others:
+                return seed, target, others[0]
+    raise AssertionError("no seed of click-button shows two different buttons")
+
+
+def test_failed_click_targets_are_marked_in_the_next_trial(tmp_path: Path) -> None:
+    seed, target, wrong = _seed_with_two_buttons()
+    wrong_program = f"```python\nclick('button', {wrong!r})\n```"
+    right = f"```python\n{TARGET}click('button', target)\n```"
+    replies = [wrong_program, "I am not sure what went wrong.", right]
+    with session(tmp_path, {"click-button": replies}, max_steps=2, trials=2) as s:
+        episode = s.run("click-button", seed, "webwise", "none")
+    assert episode.success and episode.trials[0].ending == "failed"
+    assert episode.trials[0].reflection["step"] is None
+    retry = next(step for step in episode.trace if step.trial == 1)
+    marked = [e for e in retry.observation if e.get("failed_before")]
+    assert [e["text"] for e in marked] == [wrong]
+    page = retry.prompt[1]["content"].split("Page:")[1]
+    assert re.search(rf'button "{re.escape(wrong)}".* failed_before', page)
+    assert not re.search(rf'button "{re.escape(target)}".* failed_before', page)
+
+
+def test_a_repeated_program_is_not_run_twice(tmp_path: Path) -> None:
+    solve = f"```python\n{TARGET}click('input_text', '')\nenter_text(target)\nclick('button', 'Submit')\n```"
+    with session(tmp_path, {"enter-text": [IDLE, IDLE, solve]}, max_steps=3) as s:
+        episode = s.run("enter-text", 4, "webwise", "none")
+    assert episode.success and episode.llm_calls == 3
+    first, second = episode.trace
+    assert first.status == "no change" and second.repeats == 1
+    assert "You already ran exactly this program on this page" in second.prompt[1]["content"]
+    assert second.program.endswith("click('button', 'Submit')")
+
+
+def test_repeating_past_the_cap_ends_the_trial_as_a_cycle(tmp_path: Path) -> None:
+    with session(tmp_path, {"enter-text": [IDLE] * 4}, max_steps=3) as s:
+        episode = s.run("enter-text", 4, "webwise", "none")
+    assert not episode.success and episode.llm_calls == 4
+    assert [step.status for step in episode.trace] == ["no change", "cycle"]
+    assert episode.trace[1].error.startswith("the model repeated a program")
+    assert episode.trials[0].ending == "cycle"
+
+
+@pytest.mark.parametrize(
+    ("task", "replies", "statuses", "ending"),
+    [
+        ("enter-text", [STEP1, "```python\nx = 1 / 0\n```", IDLE], ["progress", "exception", "no change"], "incomplete"),
+        ("click-checkboxes", ["```python\nclick('input_checkbox', '')\n```"] * 2, ["progress", "cycle"], "cycle"),
+        ("enter-text", [STEP1, WRONG_TYPE], ["progress", "failed"], "failed"),
+        ("click-test", ["```python\nclick('button', 'Click Me!')\n```"], ["solved"], "solved"),
+    ],
+    ids=["exception-no-change-incomplete", "cycle", "failed", "solved"],
+)
+def test_ending_conditions(tmp_path: Path, task: str, replies: list[str], statuses: list[str], ending: str) -> None:
+    with session(tmp_path, {task: replies}, max_steps=3) as s:
+        episode = s.run(task, 1, "webwise", "none")
+    assert [step.status for step in episode.trace] == statuses
+    assert episode.trials[0].ending == ending
+    assert all(step.feedback for step in episode.trace)
