@@ -1,0 +1,232 @@
+"""The bench: results appended once each, resume after kill -9, torn lines, tables, dead browsers."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from webwise import tables
+from webwise.bench import Bench, BenchConfig, Job, Progress, Worker, read_results, record_key
+from webwise.cli import main
+from webwise.environment import BrowserDied
+from webwise.episode import Episode
+
+WEBWISE = str(Path(sys.executable).parent / "webwise")
+#: Programs that read the task, as a real model's would; each solves its task in one step.
+PROGRAMS = {
+    "click-button": "Clicking the named button.\n```python\nimport re\nclick('button', re.search(r'\"(.*)\"', task).group(1))\n```",
+    "click-link": "```python\nimport re\nclick('span', re.search(r'\"(.*)\"', task).group(1))\n```",
+}
+
+
+@pytest.fixture()
+def replay(tmp_path: Path) -> Path:
+    path = tmp_path / "replies.json"
+    path.write_text(json.dumps({task: [reply] for task, reply in PROGRAMS.items()}))
+    return path
+
+
+def bench_args(replay: Path, out: Path, seeds: int = 2, workers: int = 2) -> list[str]:
+    return ["bench", "--tasks", "click-button,click-link", "--seeds", str(seeds), "--methods", "webwise,filtered-dom",
+            "--examples", "none", "--llm", f"replay:{replay}", "--workers", str(workers), "--out", str(out)]
+
+
+def keys(out: Path) -> list[tuple[object, ...]]:
+    return [record_key(r) for r in read_results(out / "results.jsonl")]
+
+
+def test_bench_records_every_episode_once_and_refuses_to_overwrite(
+        replay: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out"
+    assert main(bench_args(replay, out)) == 0
+    captured = capsys.readouterr()
+    records = read_results(out / "results.jsonl")
+    assert len(records) == 8 and len(set(keys(out))) == 8
+    assert all(r["success"] and r["trace"][0]["program"] for r in records)
+    assert {r["llm"] for r in records} == {f"replay:{replay}"}
+    assert len([line for line in captured.err.splitlines() if line.startswith("bench 8/8")]) == 1  # a line per episode
+    assert "| click-button | 1 | 1.00 (2/2) |" in captured.out
+    assert (out / "tables.md").read_text() in captured.out and (out / "tables.csv").is_file()
+    assert all((out / "screenshots" / r["trace"][0]["screenshot"]).is_file() for r in records)
+
+    assert main(bench_args(replay, out)) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "already holds 8 episodes: pass --resume" in err
+    assert main([*bench_args(replay, out, seeds=3), "--resume"]) == 0  # only the new seed runs
+    assert len(keys(out)) == 12 and len(set(keys(out))) == 12
+
+
+def test_bad_bench_input_is_one_line_and_exit_2(replay: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = str(tmp_path / "o")
+    for argv, message in [
+        (["bench", "--tasks", "nope", "--out", out], "unknown task 'nope'"),
+        (["bench", "--tasks", "click-button", "--methods", "webwise,magic", "--out", out], "argument --methods"),
+        (["bench", "--tasks", "click-button", "--examples", "", "--out", out], "argument --examples"),
+        (["bench", "--tasks", "click-button", "--workers", "0", "--out", out], "expected a number >= 1"),
+        (["bench", "--tasks", "click-button", "--llm", "replay:/no/such.json", "--out", out], "replay file not found"),
+        (["bench", "--tasks", "click-button"], "required: --out"),
+        (["report", str(tmp_path / "empty")], "results.jsonl not found"),
+        ([*bench_args(replay, tmp_path / "g"), "--remote", "http://127.0.0.1:9"], "cannot start a browser on the Grid"),
+    ]:
+        with pytest.raises(SystemExit) as info:
+            raise SystemExit(main(argv))
+        err = capsys.readouterr().err
+        if "--remote" in argv:  # found once the bench has started: after its plan line
+            err = err.split("\n", 1)[1]
+        assert info.value.code == 2 and err.count("\n") == 1 and message in err, (argv, err)
+
+
+def test_resume_after_kill_9_runs_only_what_is_missing(replay: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    args = bench_args(replay, out, seeds=4, workers=1)
+    process = subprocess.Popen([WEBWISE, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len(keys(out)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)  # the bench and its browser, as a kill -9 of the session would
+        process.wait()
+    killed_at = len(keys(out))
+    assert 3 <= killed_at < 16
+    with (out / "results.jsonl").open("ab") as handle:  # what a kill in the middle of a write leaves
+        handle.write(b'{"task": "click-button", "seed": 3, "meth')
+    subprocess.run([WEBWISE, *args, "--resume"], check=True, capture_output=True, timeout=120)
+    assert len(keys(out)) == 16 and len(set(keys(out))) == 16
+    assert all(r["success"] for r in read_results(out / "results.jsonl"))
+
+
+def test_a_torn_last_line_is_ignored_and_cut_on_repair(tmp_path: Path) -> None:
+    path = tmp_path / "results.jsonl"
+    good = json.dumps({"task": "click-button", "seed": 0, "method": "webwise", "examples": "none", "llm": "x"})
+    path.write_text(good + "\n" + good[:20])
+    assert len(read_results(path)) == 1 and path.read_text().endswith(good[:20])
+    assert len(read_results(path, repair=True)) == 1 and path.read_text() == good + "\n"
+    path.write_text("garbage\n" + good + "\n")
+    with pytest.raises(Exception, match="line 1 is not an episode record"):
+        read_results(path)
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_on_a_terminal_is_one_rewritten_line_with_an_eta() -> None:
+    terminal = _Terminal()
+    progress = Progress(terminal, total=4, already=2)
+    progress.update({"success": True, "error": None, "task": "t", "seed": 0, "method": "m", "examples": "e"})
+    progress.finish()
+    text = terminal.getvalue()
+    assert text.startswith("\r[##################......] 3/4 solved 1/1 ") and "ETA 0m" in text
+    assert text.endswith("\n") and text.count("\n") == 1
+
+
+def record(task: str, success: bool, steps: int = 1, overflows: int = 0, method: str = "webwise",
+           examples: str = "manual", error: str | None = None) -> dict[str, object]:
+    return {"task": task, "seed": 0, "method": method, "examples": examples, "llm": "m", "success": success,
+            "steps": steps, "llm_calls": steps, "prompt_tokens": 100 * steps, "completion_tokens": 10 * steps,
+            "context_overflows": overflows, "error": error}
+
+
+def test_tables_from_known_records() -> None:
+    records = [record("click-button", True), record("click-button", True), record("click-button", False, steps=4),
+               record("enter-time", False, steps=2, overflows=1, error="too long"),
+               record("click-button", True, method="filtered-dom", examples="none")]
+    computed = tables.compute(records)
+    webwise = tables.ColumnSet("m", "webwise", "manual")
+    task_rows = {r.name: r for r in computed.tasks[webwise]}
+    button = task_rows["click-button"]
+    assert button.success_text == "0.67 (2/3)" and button.steps == 2.0 and button.llm_calls == 2.0
+    assert button.prompt_tokens == 200 and button.completion_tokens == 20
+    groups = {r.name: r for r in computed.groups[webwise]}
+    assert groups["1"].paper == 0.97 and groups["2"].paper == 0.93
+    assert groups["2"].success_text == "0.00 (0/1)" and groups["2"].context_overflows == 1 and groups["2"].errors == 1
+    assert groups["all"].success_text == "0.50 (2/4)" and groups["all"].paper is None
+    filtered = computed.groups[tables.ColumnSet("m", "filtered-dom", "none")]
+    assert [(r.name, r.success_text, r.paper) for r in filtered] == [("1", "1.00 (1/1)", 0.86), ("all", "1.00 (1/1)", None)]
+    text = tables.markdown(computed)
+    assert "| 1 | 0.67 (2/3) | 2.00 | 2.00 | 220 (200+20) | 0 | 0 | 0.97 |" in text
+    rows = tables.to_csv(computed).splitlines()
+    assert rows[0].split(",") == list(tables.CSV_FIELDS)
+    assert "task,click-button,1,m,webwise,manual,3,2,0.6667,2.0000,2.0000,200.00,20.00,0,0," in rows
+
+
+def _chromium_pids(ancestor: int) -> set[int]:
+    """Chromium main processes started (through chromedriver) by this test process."""
+    parents = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+                cmd = (entry / "cmdline").read_bytes().split(b"\0")[0]
+            except OSError:
+                continue
+            parents[int(entry.name)] = (int(stat.rsplit(")", 1)[1].split()[1]), cmd)
+    result = set()
+    for pid, (ppid, cmd) in parents.items():
+        if cmd.endswith(b"chromium") and ppid in parents and parents[ppid][0] == ancestor:
+            result.add(pid)
+    return result
+
+
+def test_a_killed_browser_is_replaced_and_its_episode_retried(replay: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    config = BenchConfig(tasks=["click-button"], seeds=range(8), methods=["webwise"], examples=["none"],
+                         llm=f"replay:{replay}", out=out, workers=1, progress=open(os.devnull, "w"))
+    killed: list[int] = []
+
+    def kill_the_browser_once() -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and len(keys(out)) < 2:
+            time.sleep(0.01)
+        pids = _chromium_pids(os.getpid())
+        for pid in pids:
+            os.kill(pid, signal.SIGKILL)
+        killed.extend(pids)
+
+    killer = threading.Thread(target=kill_the_browser_once)
+    killer.start()
+    try:
+        assert Bench(config).run() == 0
+    finally:
+        killer.join()
+        config.progress.close()
+    assert len(killed) == 1
+    records = read_results(out / "results.jsonl")
+    assert sorted(r["seed"] for r in records) == list(range(8))
+    assert all(r["success"] for r in records), [r["error"] for r in records]
+    assert not _chromium_pids(os.getpid())  # the replacement was quit at the end too
+
+
+class _DyingSession:
+    """A session whose browser dies on every attempt, after a partial episode."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def run(self, task: str, seed: int, method: str, examples: str) -> Episode:
+        self.calls += 1
+        died = BrowserDied("browser died: chrome not reachable")
+        died.episode = Episode(task, seed, method, examples, "m", error=str(died))  # type: ignore[attr-defined]
+        raise died
+
+
+def test_an_episode_whose_browser_dies_twice_is_recorded_with_its_error(replay: Path, tmp_path: Path) -> None:
+    config = BenchConfig(tasks=["click-button"], seeds=[0], methods=["webwise"], examples=["none"],
+                         llm=f"replay:{replay}", out=tmp_path)
+    worker = Worker(0, Bench(config), llm=None)  # type: ignore[arg-type]
+    worker.session = _DyingSession()
+    result = worker._episode(Job("click-button", 0, "webwise", "none"))
+    assert worker.session.calls == 2
+    assert result is not None and result["error"] == "browser died: chrome not reachable" and not result["success"]

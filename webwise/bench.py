@@ -1,0 +1,408 @@
+"""``webwise bench``: tasks x seeds x methods x example modes over K workers, resumable.
+
+Workers are threads, each with its own :class:`Session` (one browser, one sandbox); they
+share one page server. Threads rather than processes because a worker mostly waits (on
+the browser, the sandbox child or the model), and because the embedded model must be
+loaded once: with ``local`` every worker gets the same model object behind a lock, with
+``replay``/``openai`` each worker builds its own client and calls run in parallel.
+
+``DIR/results.jsonl`` is the only state. Each finished episode is one ``os.write`` of one
+line under a lock, then fsync, so a kill -9 loses at most the line being written, and that
+torn tail is cut off and rerun by ``--resume``. An episode is identified by (task, seed,
+method, examples, llm); resume runs exactly the planned keys not yet in the file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import itertools
+import json
+import os
+import queue
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+from typing import Any, Callable, Iterator, Sequence, TextIO
+
+from selenium.common.exceptions import WebDriverException
+
+from webwise import tables
+from webwise.agent import Settings, check_method
+from webwise.environment import BrowserDied
+from webwise.episode import Episode
+from webwise.errors import ConfigError, WebwiseError
+from webwise.llm import ChatModel, ChatReply, ChatRequest, make_llm
+from webwise.pages import PageServer
+from webwise.tasks import html_root
+
+RESULTS = "results.jsonl"
+SCREENSHOTS = "screenshots"
+Key = tuple[str, int, str, str, str]
+
+
+@dataclass(frozen=True)
+class Job:
+    task: str
+    seed: int
+    method: str
+    examples: str
+
+    def key(self, llm: str) -> Key:
+        return (self.task, self.seed, self.method, self.examples, llm)
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    tasks: Sequence[str]
+    seeds: Sequence[int]
+    methods: Sequence[str]
+    examples: Sequence[str]
+    llm: str
+    out: Path
+    workers: int = 1
+    resume: bool = False
+    max_steps: int = 5
+    remote_url: str | None = None
+    page_host: str = "127.0.0.1"
+    progress: TextIO | None = None  # None: whatever sys.stderr is when the bench runs
+
+    @property
+    def stream(self) -> TextIO:
+        return self.progress or sys.stderr
+
+    def jobs(self) -> list[Job]:
+        """Same task and method next to each other, so a worker's browser rarely reloads a page."""
+        for method, examples in itertools.product(self.methods, self.examples):
+            check_method(method, examples)
+        return [Job(t, s, m, e) for t, m, e, s in itertools.product(self.tasks, self.methods, self.examples, self.seeds)]
+
+
+def record_key(record: dict[str, Any]) -> Key:
+    return (record["task"], int(record["seed"]), record["method"], record["examples"], record["llm"])
+
+
+def read_results(path: Path, *, repair: bool = False) -> list[dict[str, Any]]:
+    """The complete records of a results file.
+
+    A last line without its newline is what kill -9 mid-write leaves; it is ignored (and
+    with ``repair`` cut off, so the next append starts on a fresh line). Any other bad line
+    means the file is not ours to guess about: a one-line :class:`ConfigError`.
+    """
+    if not path.exists():
+        return []
+    data = path.read_bytes()
+    complete, _, torn = data.rpartition(b"\n")
+    if torn and repair:
+        with path.open("r+b") as handle:
+            handle.truncate(len(complete) + 1 if complete or data.startswith(b"\n") else 0)
+    records = []
+    for number, line in enumerate(complete.split(b"\n") if complete else [], start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            record_key(record)
+        except (ValueError, KeyError, TypeError):
+            raise ConfigError(f"{path}: line {number} is not an episode record") from None
+        records.append(record)
+    return records
+
+
+class ResultsFile:
+    """Appends one episode per line: one write under a lock, then fsync."""
+
+    def __init__(self, path: Path) -> None:
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._lock = threading.Lock()
+
+    def append(self, record: dict[str, Any]) -> None:
+        data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+        with self._lock:
+            written = os.write(self._fd, data)
+            if written != len(data):  # only on a full disk; leave a torn line that resume will cut
+                raise OSError(f"short write to {RESULTS}: {written} of {len(data)} bytes")
+            os.fsync(self._fd)
+
+    def close(self) -> None:
+        os.close(self._fd)
+
+
+class SharedModel:
+    """One model object for every worker thread: the embedded model is loaded once per process.
+
+    Calls are serialized by a lock; ``close`` is a no-op because a session closing must not
+    close the model under the others; the bench closes the wrapped model at the end.
+    """
+
+    def __init__(self, model: ChatModel) -> None:
+        self.model, self.name = model, model.name
+        self._lock = threading.Lock()
+
+    def complete(self, request: ChatRequest) -> ChatReply:
+        with self._lock:
+            return self.model.complete(request)
+
+    def close(self) -> None:
+        """The bench owns the wrapped model."""
+
+
+class Progress:
+    """A progress line on stderr: \\r-updated on a terminal, one line per episode otherwise."""
+
+    def __init__(self, stream: TextIO, total: int, already: int) -> None:
+        self.stream, self.total, self.already = stream, total, already
+        self.done = self.solved = 0
+        self.started = time.monotonic()
+        self.tty = stream.isatty()
+
+    def update(self, record: dict[str, Any]) -> None:
+        self.done += 1
+        self.solved += bool(record["success"])
+        elapsed = time.monotonic() - self.started
+        left = self.total - self.already - self.done
+        eta = _duration(elapsed / self.done * left)
+        count = self.already + self.done
+        verdict = "solved" if record["success"] else ("error" if record["error"] else "failed")
+        status = (f"{count}/{self.total} solved {self.solved}/{self.done} "
+                  f"{self.done / elapsed * 60:.1f} ep/min ETA {eta}")
+        if self.tty:
+            filled = round(24 * count / self.total)
+            self.stream.write(f"\r[{'#' * filled}{'.' * (24 - filled)}] {status}  ")
+        else:
+            self.stream.write(f"bench {status} | {record['task']} seed {record['seed']} {record['method']}/"
+                              f"{record['examples']}: {verdict}\n")
+        self.stream.flush()
+
+    def finish(self) -> None:
+        if self.tty and self.done:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _duration(seconds: float) -> str:
+    minutes, secs = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{secs:02d}s"
+
+
+class Worker(threading.Thread):
+    """Runs jobs from the shared queue with its own session until the queue is empty or stop is set."""
+
+    def __init__(self, number: int, bench: "Bench", llm: ChatModel) -> None:
+        super().__init__(name=f"webwise-bench-{number}", daemon=True)
+        self.bench, self.llm = bench, llm
+        self.session: Any = None
+
+    def run(self) -> None:
+        from webwise.session import Session
+
+        bench = self.bench
+        try:
+            self.session = Session(self.llm, bench.settings, remote_url=bench.config.remote_url, pages=bench.pages)
+            self._launch()
+            while not bench.stop.is_set():
+                try:
+                    job = bench.jobs.get_nowait()
+                except queue.Empty:
+                    return
+                record = self._episode(job)
+                if record is None or bench.stop.is_set():
+                    return  # interrupted mid-episode: not recorded, so --resume reruns it
+                bench.results.append(record)
+                bench.finished.put(record)
+        except BaseException as exc:  # a bug or a broken set-up ends the whole bench, not one worker
+            if not bench.stop.is_set():
+                bench.fail(exc)
+        finally:
+            if self.session is not None:
+                self.session.close()
+            else:
+                self.llm.close()
+
+    def _launch(self) -> None:
+        """Start the browser before the first job: a Grid or Chromium that cannot start at all is a
+        set-up error for the whole bench, not a failed episode per job."""
+        try:
+            self.session.env.script("return 1;")
+        except BrowserDied as exc:
+            where = f"on the Grid at {self.bench.config.remote_url}" if self.bench.config.remote_url else "here"
+            raise ConfigError(f"cannot start a browser {where}: {exc}") from None
+
+    def _episode(self, job: Job) -> dict[str, Any] | None:
+        """Run a job; a dead browser is replaced (the environment relaunches) and the job retried once."""
+        for attempt in (1, 2):
+            try:
+                return self.session.run(job.task, job.seed, job.method, job.examples).to_dict()
+            except ConfigError:
+                raise
+            except (WebwiseError, WebDriverException) as exc:
+                # Ctrl-C reaches the browser too: give the stop flag a moment to say so before retrying.
+                if self.bench.stop.wait(0.5):
+                    return None
+                if attempt == 2:
+                    episode = getattr(exc, "episode", None) if isinstance(exc, BrowserDied) else None
+                    episode = episode or Episode(job.task, job.seed, job.method, job.examples, self.llm.name)
+                    episode.error = episode.error or str(exc)
+                    return episode.to_dict()
+        raise AssertionError("unreachable: the second attempt always returns")
+
+
+class Bench:
+    """One bench run over an output directory."""
+
+    def __init__(self, config: BenchConfig) -> None:
+        self.config = config
+        self.settings = Settings(max_steps=config.max_steps, screenshot_dir=config.out / SCREENSHOTS)
+        self.stop = threading.Event()
+        self.jobs: queue.Queue[Job] = queue.Queue()
+        self.finished: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.error: BaseException | None = None
+        self.pages: PageServer | None = None
+        self.results: ResultsFile
+
+    def fail(self, exc: BaseException) -> None:
+        self.error = self.error or exc
+        self.stop.set()
+
+    def run(self) -> int:
+        """0 when every planned episode is in the file, 130 after Ctrl-C (results kept)."""
+        config = self.config
+        plan = config.jobs()
+        config.out.mkdir(parents=True, exist_ok=True)
+        path = config.out / RESULTS
+        with _exclusive(config.out):
+            existing = read_results(path)
+            if existing and not config.resume:
+                raise ConfigError(f"{path} already holds {len(existing)} episodes: pass --resume to continue, "
+                                  "or choose another --out")
+            read_results(path, repair=True)  # cut a torn last line before appending after it
+            first = make_llm(config.llm)
+            try:
+                return self._run(plan, existing, first)
+            finally:
+                first.close()
+
+    def _run(self, plan: list[Job], existing: list[dict[str, Any]], first: ChatModel) -> int:
+        config = self.config
+        done = {record_key(r) for r in existing}
+        pending = [job for job in plan if job.key(first.name) not in done]
+        already = len(plan) - len(pending)
+        print(f"bench: {len(plan)} episodes planned, {already} already in {config.out / RESULTS}, "
+              f"{len(pending)} to run with {config.llm} on {min(config.workers, len(pending))} worker(s)",
+              file=config.stream)
+        interrupted = False
+        if pending:
+            for job in pending:
+                self.jobs.put(job)
+            interrupted = self._work(len(plan), already, self._models(first, min(config.workers, len(pending))))
+        if self.error is not None:
+            raise self.error
+        write_tables(config.out)
+        if interrupted:
+            print(f"bench: interrupted; {len(read_results(config.out / RESULTS))} episodes kept, "
+                  "--resume runs the rest", file=config.stream)
+            return 130
+        return 0
+
+    def _models(self, first: ChatModel, count: int) -> list[ChatModel]:
+        if self.config.llm.split(":", 1)[0] == "local":
+            return [SharedModel(first)] * count
+        return [SharedModel(first), *(make_llm(self.config.llm) for _ in range(count - 1))]
+
+    def _work(self, total: int, already: int, models: list[ChatModel]) -> bool:
+        """Run the workers until the queue is drained or Ctrl-C; True when interrupted."""
+        config = self.config
+        progress = Progress(config.stream, total, already)
+        try:
+            self.pages = PageServer(html_root(), host=config.page_host)
+        except OSError as exc:
+            raise ConfigError(f"cannot serve task pages on {config.page_host}: {exc.strerror or exc}") from None
+        self.results = ResultsFile(config.out / RESULTS)
+        workers = [Worker(i, self, model) for i, model in enumerate(models)]
+        interrupted = threading.Event()
+        with _on_sigint(lambda: (interrupted.set(), self.stop.set())):
+            try:
+                for worker in workers:
+                    worker.start()
+                while any(w.is_alive() for w in workers) or not self.finished.empty():
+                    try:
+                        progress.update(self.finished.get(timeout=0.2))
+                    except queue.Empty:
+                        if self.stop.is_set():
+                            break
+                self._shut_down(workers)
+                while not self.finished.empty():
+                    progress.update(self.finished.get())
+            finally:
+                progress.finish()
+                self.results.close()
+                self.pages.close()
+        return interrupted.is_set()
+
+    def _shut_down(self, workers: list[Worker]) -> None:
+        """Give in-flight episodes a moment, then pull their browsers so the threads can end."""
+        deadline = time.monotonic() + 3
+        for worker in workers:
+            worker.join(timeout=max(0.0, deadline - time.monotonic()))
+        for worker in workers:
+            if worker.is_alive() and worker.session is not None:
+                worker.session.env.close()
+        for worker in workers:
+            worker.join(timeout=5)
+
+
+@contextlib.contextmanager
+def _exclusive(out: Path) -> Iterator[None]:
+    """One bench per output directory at a time: a second one would run the same episodes."""
+    with (out / ".bench.lock").open("w") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise ConfigError(f"another bench is writing to {out}") from None
+        yield
+
+
+@contextlib.contextmanager
+def _on_sigint(callback: Callable[[], object]) -> Iterator[None]:
+    """The first Ctrl-C asks the workers to stop; a second one is the default hard interrupt."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        signal.signal(signal.SIGINT, previous)
+        callback()
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def write_tables(out: Path) -> str:
+    """Recompute the tables from ``out/results.jsonl`` into tables.md and tables.csv; returns the Markdown."""
+    computed = tables.compute(read_results(out / RESULTS))
+    text = tables.markdown(computed)
+    _replace(out / "tables.md", text)
+    _replace(out / "tables.csv", tables.to_csv(computed))
+    return text
+
+
+def _replace(path: Path, text: str) -> None:
+    """Write to a temp file and rename: a reader never sees half a table."""
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(text, encoding="utf-8")
+    partial.replace(path)
+
+
+def run_bench(config: BenchConfig) -> int:
+    """Run a bench and print its tables to stdout; the exit status of ``webwise bench``."""
+    status = Bench(config).run()
+    print((config.out / "tables.md").read_text(encoding="utf-8"))
+    return status

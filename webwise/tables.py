@@ -1,0 +1,194 @@
+"""The paper's tables from episode records: per task (Table 1) and per group (Table 2).
+
+Pure functions over the episode dicts of ``results.jsonl``, so the bench, ``webwise report``
+and tests share one computation. A *column set* is one (llm, method, examples) combination;
+each gets a per-group and a per-task table. The paper's gpt-3.5-turbo averages from its
+Table 2 sit next to the matching column set. Its per-task Table 1 is not reproduced: the
+text extraction of that table has lost cells, so its numbers cannot be read reliably.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from webwise.tasks import PAPER_GROUPS, group_of
+
+GROUPS: tuple[str, ...] = (*PAPER_GROUPS, "other")
+
+#: Table 2 of the paper (gpt-3.5-turbo): method -> k -> group -> success rate. ``auto`` is
+#: Auto-Context Generation, reported for k=0 only.
+PAPER_GPT35: dict[str, dict[int, dict[str, float]]] = {
+    "instruction-only": {0: {"1": 0.45, "2": 0.03, "3-6": 0.00, "variable": 0.01},
+                         1: {"1": 0.94, "2": 0.27, "3-6": 0.94, "variable": 0.20}},
+    "whole-dom": {0: {"1": 0.82, "2": 0.71, "3-6": 0.77, "variable": 0.16},
+                  1: {"1": 0.94, "2": 0.89, "3-6": 0.80, "variable": 0.23}},
+    "filtered-dom": {0: {"1": 0.86, "2": 0.64, "3-6": 0.80, "variable": 0.21},
+                     1: {"1": 0.97, "2": 0.91, "3-6": 0.97, "variable": 0.44}},
+    "webwise": {0: {"1": 0.87, "2": 0.73, "3-6": 0.80, "variable": 0.27},
+                1: {"1": 0.97, "2": 0.93, "3-6": 0.99, "variable": 0.75}},
+    "auto": {0: {"1": 0.86, "2": 0.81, "3-6": 0.80, "variable": 0.30}},
+}
+
+
+@dataclass(frozen=True)
+class ColumnSet:
+    llm: str
+    method: str
+    examples: str
+
+    def label(self, with_llm: bool) -> str:
+        return f"{self.method} / {self.examples}" + (f" ({self.llm})" if with_llm else "")
+
+
+@dataclass(frozen=True)
+class Row:
+    """Aggregates of one task or group within one column set."""
+
+    name: str
+    group: str
+    episodes: int
+    successes: int
+    steps: float
+    llm_calls: float
+    prompt_tokens: float
+    completion_tokens: float
+    context_overflows: int
+    errors: int
+    paper: float | None = None
+
+    @property
+    def rate(self) -> float:
+        return self.successes / self.episodes if self.episodes else 0.0
+
+    @property
+    def success_text(self) -> str:
+        return f"{self.rate:.2f} ({self.successes}/{self.episodes})"
+
+
+@dataclass(frozen=True)
+class Tables:
+    """For each column set: rows per group (plus ``all``) and rows per task."""
+
+    groups: dict[ColumnSet, list[Row]]
+    tasks: dict[ColumnSet, list[Row]]
+
+    @property
+    def many_llms(self) -> bool:
+        return len({c.llm for c in self.groups}) > 1
+
+
+def paper_rate(method: str, examples: str, group: str) -> float | None:
+    """The paper's gpt-3.5 success rate for this method, example mode and group, if it has one."""
+    if examples == "auto":
+        return PAPER_GPT35["auto"][0].get(group) if method == "webwise" else None
+    k = {"manual": 1, "none": 0}.get(examples)
+    return None if k is None else PAPER_GPT35.get(method, {}).get(k, {}).get(group)
+
+
+def _row(name: str, group: str, records: list[dict[str, Any]], paper: float | None = None) -> Row:
+    n = len(records)
+
+    def mean(key: str) -> float:
+        return sum(float(r.get(key) or 0) for r in records) / n if n else 0.0
+
+    return Row(name=name, group=group, episodes=n, successes=sum(bool(r.get("success")) for r in records),
+               steps=mean("steps"), llm_calls=mean("llm_calls"), prompt_tokens=mean("prompt_tokens"),
+               completion_tokens=mean("completion_tokens"),
+               context_overflows=sum(int(r.get("context_overflows") or 0) for r in records),
+               errors=sum(1 for r in records if r.get("error")), paper=paper)
+
+
+def _paper_order(task: str) -> tuple[int, int, str]:
+    group = group_of(task)
+    rank = GROUPS.index(group)
+    within = PAPER_GROUPS[group].index(task) if group in PAPER_GROUPS else 0
+    return rank, within, task
+
+
+def compute(records: Iterable[dict[str, Any]]) -> Tables:
+    """Group episode records into column sets and aggregate per task and per group."""
+    by_set: dict[ColumnSet, list[dict[str, Any]]] = {}
+    for record in records:
+        by_set.setdefault(ColumnSet(record["llm"], record["method"], record["examples"]), []).append(record)
+    groups: dict[ColumnSet, list[Row]] = {}
+    tasks: dict[ColumnSet, list[Row]] = {}
+    for column in sorted(by_set, key=lambda c: (c.llm, c.method, c.examples)):
+        chosen = by_set[column]
+        per_task: dict[str, list[dict[str, Any]]] = {}
+        for record in chosen:
+            per_task.setdefault(record["task"], []).append(record)
+        tasks[column] = [_row(t, group_of(t), per_task[t]) for t in sorted(per_task, key=_paper_order)]
+        rows = []
+        for group in GROUPS:
+            members = [r for r in chosen if group_of(r["task"]) == group]
+            if members:
+                rows.append(_row(group, group, members, paper_rate(column.method, column.examples, group)))
+        rows.append(_row("all", "all", chosen))
+        groups[column] = rows
+    return Tables(groups, tasks)
+
+
+_HEADER = ("success", "steps/ep", "LLM calls/ep", "tokens/ep (prompt+completion)", "context overflows", "errors")
+
+
+def cells(row: Row) -> list[str]:
+    """The displayed values of a row, in ``_HEADER`` order."""
+    return [row.success_text, f"{row.steps:.2f}", f"{row.llm_calls:.2f}",
+            f"{row.prompt_tokens + row.completion_tokens:.0f} ({row.prompt_tokens:.0f}+{row.completion_tokens:.0f})",
+            str(row.context_overflows), str(row.errors)]
+
+
+def group_header() -> list[str]:
+    return ["group", *_HEADER, "paper gpt-3.5"]
+
+
+def group_cells(row: Row) -> list[str]:
+    return [row.name, *cells(row), "" if row.paper is None else f"{row.paper:.2f}"]
+
+
+def task_header() -> list[str]:
+    return ["task", "group", *_HEADER]
+
+
+def task_cells(row: Row) -> list[str]:
+    return [row.name, row.group, *cells(row)]
+
+
+def markdown(tables: Tables) -> str:
+    """Per column set: the group table (with the paper's numbers), then the task table."""
+    out = ["# Results", "",
+           "Success rate with counts; means are per episode. `paper gpt-3.5` is the WebWISE paper's Table 2 "
+           "(gpt-3.5-turbo) for the same method, k=1 for `manual`, k=0 for `none`, ACG for `webwise / auto`.", ""]
+    for column, rows in tables.groups.items():
+        out += [f"## {column.label(tables.many_llms)}", "", "### By group", "", _md_table(group_header(), map(group_cells, rows)),
+                "", "### By task", "", _md_table(task_header(), map(task_cells, tables.tasks[column])), ""]
+    return "\n".join(out)
+
+
+def _md_table(header: list[str], rows: Iterable[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+CSV_FIELDS = ("level", "name", "group", "llm", "method", "examples", "episodes", "successes", "success_rate",
+              "mean_steps", "llm_calls_per_episode", "prompt_tokens_per_episode", "completion_tokens_per_episode",
+              "context_overflows", "errors", "paper_gpt35")
+
+
+def to_csv(tables: Tables) -> str:
+    """Long format, one row per (column set, group or task): easy to load into anything."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(CSV_FIELDS)
+    for level, table in (("group", tables.groups), ("task", tables.tasks)):
+        for column, rows in table.items():
+            for row in rows:
+                writer.writerow([level, row.name, row.group, column.llm, column.method, column.examples, row.episodes,
+                                 row.successes, f"{row.rate:.4f}", f"{row.steps:.4f}", f"{row.llm_calls:.4f}",
+                                 f"{row.prompt_tokens:.2f}", f"{row.completion_tokens:.2f}", row.context_overflows,
+                                 row.errors, "" if row.paper is None else f"{row.paper:.2f}"])
+    return buffer.getvalue()
