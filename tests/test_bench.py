@@ -159,7 +159,7 @@ def test_tables_from_known_records() -> None:
     assert "| 1 | 0.67 (2/3) | 2.00 | 2.00 | 220 (200+20) | 0 | 0 | 0.97 |" in text
     rows = tables.to_csv(computed).splitlines()
     assert rows[0].split(",") == list(tables.CSV_FIELDS)
-    assert "task,click-button,1,m,webwise,manual,3,2,0.6667,2.0000,2.0000,200.00,20.00,0,0," in rows
+    assert "task,click-button,1,m,webwise,manual,1,3,2,2,0.6667,2.0000,2.0000,200.00,20.00,0,0," in rows
 
 
 def _chromium_pids(ancestor: int) -> set[int]:
@@ -230,3 +230,17 @@ def test_an_episode_whose_browser_dies_twice_is_recorded_with_its_error(replay: 
     result = worker._episode(Job("click-button", 0, "webwise", "none"))
     assert worker.session.calls == 2
     assert result is not None and result["error"] == "browser died: chrome not reachable" and not result["success"]
+
+
+def test_tables_show_success_at_trial_1_beside_trial_t() -> None:
+    from webwise import tables
+
+    records = [{"task": "click-button", "seed": s, "method": "webwise", "examples": "none", "llm": "m",
+                "success": ok, "success_first_trial": first, "max_trials": 3, "steps": 1, "llm_calls": 1,
+                "prompt_tokens": 10, "completion_tokens": 1} for s, (first, ok) in enumerate([(True, True),
+                                                                                           (False, True),
+                                                                                           (False, False)])]
+    text = tables.markdown(tables.compute(records))
+    assert "## webwise / none, T=3" in text
+    assert "| group | success at trial 1 | success by trial 3 |" in text
+    assert "| 1 | 0.33 (1/3) | 0.67 (2/3) |" in text

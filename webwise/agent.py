@@ -80,7 +80,8 @@ class Agent:
         Raises only :class:`BrowserDied` (with the record so far as ``.episode``) and config errors.
         """
         check_method(method, examples)
-        episode = Episode(task=task, seed=seed, method=method, examples=examples, llm=self.llm.name)
+        episode = Episode(task=task, seed=seed, method=method, examples=examples, llm=self.llm.name,
+                          max_trials=self.settings.trials)
         started = time.monotonic()
         try:
             self._run(episode)

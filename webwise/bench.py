@@ -42,7 +42,7 @@ from webwise.tasks import html_root
 
 RESULTS = "results.jsonl"
 SCREENSHOTS = "screenshots"
-Key = tuple[str, int, str, str, str]
+Key = tuple[str, int, str, str, str, int]
 
 
 @dataclass(frozen=True)
@@ -52,8 +52,8 @@ class Job:
     method: str
     examples: str
 
-    def key(self, llm: str) -> Key:
-        return (self.task, self.seed, self.method, self.examples, llm)
+    def key(self, llm: str, trials: int) -> Key:
+        return (self.task, self.seed, self.method, self.examples, llm, trials)
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,7 @@ class BenchConfig:
     workers: int = 1
     resume: bool = False
     max_steps: int = 5
+    trials: int = 1
     remote_url: str | None = None
     page_host: str = "127.0.0.1"
     progress: TextIO | None = None  # None: whatever sys.stderr is when the bench runs
@@ -83,7 +84,8 @@ class BenchConfig:
 
 
 def record_key(record: dict[str, Any]) -> Key:
-    return (record["task"], int(record["seed"]), record["method"], record["examples"], record["llm"])
+    return (record["task"], int(record["seed"]), record["method"], record["examples"], record["llm"],
+            int(record.get("max_trials", 1)))
 
 
 def read_results(path: Path, *, repair: bool = False) -> list[dict[str, Any]]:
@@ -257,7 +259,7 @@ class Bench:
 
     def __init__(self, config: BenchConfig) -> None:
         self.config = config
-        self.settings = Settings(max_steps=config.max_steps, screenshot_dir=config.out / SCREENSHOTS)
+        self.settings = Settings(max_steps=config.max_steps, trials=config.trials, screenshot_dir=config.out / SCREENSHOTS)
         self.stop = threading.Event()
         self.jobs: queue.Queue[Job] = queue.Queue()
         self.finished: queue.Queue[dict[str, Any]] = queue.Queue()
@@ -290,7 +292,7 @@ class Bench:
     def _run(self, plan: list[Job], existing: list[dict[str, Any]], first: ChatModel) -> int:
         config = self.config
         done = {record_key(r) for r in existing}
-        pending = [job for job in plan if job.key(first.name) not in done]
+        pending = [job for job in plan if job.key(first.name, self.config.trials) not in done]
         already = len(plan) - len(pending)
         print(f"bench: {len(plan)} episodes planned, {already} already in {config.out / RESULTS}, "
               f"{len(pending)} to run with {config.llm} on {min(config.workers, len(pending))} worker(s)",

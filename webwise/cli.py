@@ -90,7 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="address to serve task pages on; must be reachable from the Grid's nodes (default 127.0.0.1)")
     bench.add_argument("--out", type=Path, required=True, help="output directory")
     bench.add_argument("--resume", action="store_true", help="run only the episodes missing from OUT/results.jsonl")
-    bench.add_argument("--max-steps", type=positive_int, default=5, help="programs per episode (webwise method)")
+    bench.add_argument("--max-steps", type=positive_int, default=5, help="programs per trial (webwise method)")
+    bench.add_argument("--trials", type=positive_int, default=1,
+                       help="attempts per episode with reflection between them; tables show success at trial 1 too")
 
     report = commands.add_parser("report", help="write DIR/report.html and regenerate DIR/tables.md and .csv",
                                  description="A self-contained HTML report of a bench directory: the tables and "
@@ -160,7 +162,7 @@ def _bench(args: argparse.Namespace) -> int:
     seeds = range(args.seed_start, args.seed_start + args.seeds)
     return run_bench(BenchConfig(tasks=parse_task_list(args.tasks), seeds=seeds, methods=args.methods,
                                  examples=args.examples, llm=args.llm, out=args.out, workers=args.workers,
-                                 resume=args.resume, max_steps=args.max_steps, remote_url=args.remote,
+                                 resume=args.resume, max_steps=args.max_steps, trials=args.trials, remote_url=args.remote,
                                  page_host=args.page_host))
 
 

@@ -73,6 +73,7 @@ class Episode:
     seconds: float = 0.0
     error: str | None = None
     success_first_trial: bool = False
+    max_trials: int = 1
     trials: list[Trial] = field(default_factory=list)
     trace: list[Step] = field(default_factory=list)
 

@@ -73,8 +73,8 @@ def _tables(computed: tables.Tables) -> str:
              "ACG for <code>webwise / auto</code>.</p>"]
     for column, rows in computed.groups.items():
         parts.append(f"<h3>{_e(column.label(computed.many_llms))}</h3>")
-        parts.append(_table(tables.group_header(), map(tables.group_cells, rows)))
-        parts.append(_table(tables.task_header(), map(tables.task_cells, computed.tasks[column])))
+        parts.append(_table(tables.group_header(column.trials), map(tables.group_cells, rows)))
+        parts.append(_table(tables.task_header(column.trials), map(tables.task_cells, computed.tasks[column])))
     return "\n".join(parts)
 
 

@@ -38,9 +38,11 @@ class ColumnSet:
     llm: str
     method: str
     examples: str
+    trials: int = 1
 
     def label(self, with_llm: bool) -> str:
-        return f"{self.method} / {self.examples}" + (f" ({self.llm})" if with_llm else "")
+        trials = f", T={self.trials}" if self.trials > 1 else ""
+        return f"{self.method} / {self.examples}{trials}" + (f" ({self.llm})" if with_llm else "")
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,7 @@ class Row:
     group: str
     episodes: int
     successes: int
+    first_successes: int
     steps: float
     llm_calls: float
     prompt_tokens: float
@@ -58,6 +61,7 @@ class Row:
     context_overflows: int
     errors: int
     paper: float | None = None
+    trials: int = 1
 
     @property
     def rate(self) -> float:
@@ -66,6 +70,12 @@ class Row:
     @property
     def success_text(self) -> str:
         return f"{self.rate:.2f} ({self.successes}/{self.episodes})"
+
+    @property
+    def first_text(self) -> str:
+        """Success at trial 1, beside the final success when an episode had several trials."""
+        rate = self.first_successes / self.episodes if self.episodes else 0.0
+        return f"{rate:.2f} ({self.first_successes}/{self.episodes})"
 
 
 @dataclass(frozen=True)
@@ -88,17 +98,18 @@ def paper_rate(method: str, examples: str, group: str) -> float | None:
     return None if k is None else PAPER_GPT35.get(method, {}).get(k, {}).get(group)
 
 
-def _row(name: str, group: str, records: list[dict[str, Any]], paper: float | None = None) -> Row:
+def _row(name: str, group: str, records: list[dict[str, Any]], paper: float | None = None, trials: int = 1) -> Row:
     n = len(records)
 
     def mean(key: str) -> float:
         return sum(float(r.get(key) or 0) for r in records) / n if n else 0.0
 
     return Row(name=name, group=group, episodes=n, successes=sum(bool(r.get("success")) for r in records),
+               first_successes=sum(bool(r.get("success_first_trial", r.get("success"))) for r in records),
                steps=mean("steps"), llm_calls=mean("llm_calls"), prompt_tokens=mean("prompt_tokens"),
                completion_tokens=mean("completion_tokens"),
                context_overflows=sum(int(r.get("context_overflows") or 0) for r in records),
-               errors=sum(1 for r in records if r.get("error")), paper=paper)
+               errors=sum(1 for r in records if r.get("error")), paper=paper, trials=trials)
 
 
 def _paper_order(task: str) -> tuple[int, int, str]:
@@ -112,21 +123,24 @@ def compute(records: Iterable[dict[str, Any]]) -> Tables:
     """Group episode records into column sets and aggregate per task and per group."""
     by_set: dict[ColumnSet, list[dict[str, Any]]] = {}
     for record in records:
-        by_set.setdefault(ColumnSet(record["llm"], record["method"], record["examples"]), []).append(record)
+        column = ColumnSet(record["llm"], record["method"], record["examples"], int(record.get("max_trials", 1)))
+        by_set.setdefault(column, []).append(record)
     groups: dict[ColumnSet, list[Row]] = {}
     tasks: dict[ColumnSet, list[Row]] = {}
-    for column in sorted(by_set, key=lambda c: (c.llm, c.method, c.examples)):
+    for column in sorted(by_set, key=lambda c: (c.llm, c.method, c.examples, c.trials)):
         chosen = by_set[column]
         per_task: dict[str, list[dict[str, Any]]] = {}
         for record in chosen:
             per_task.setdefault(record["task"], []).append(record)
-        tasks[column] = [_row(t, group_of(t), per_task[t]) for t in sorted(per_task, key=_paper_order)]
+        tasks[column] = [_row(t, group_of(t), per_task[t], trials=column.trials)
+                         for t in sorted(per_task, key=_paper_order)]
         rows = []
         for group in GROUPS:
             members = [r for r in chosen if group_of(r["task"]) == group]
             if members:
-                rows.append(_row(group, group, members, paper_rate(column.method, column.examples, group)))
-        rows.append(_row("all", "all", chosen))
+                rows.append(_row(group, group, members, paper_rate(column.method, column.examples, group),
+                                 column.trials))
+        rows.append(_row("all", "all", chosen, trials=column.trials))
         groups[column] = rows
     return Tables(groups, tasks)
 
@@ -135,22 +149,26 @@ _HEADER = ("success", "steps/ep", "LLM calls/ep", "tokens/ep (prompt+completion)
 
 
 def cells(row: Row) -> list[str]:
-    """The displayed values of a row, in ``_HEADER`` order."""
-    return [row.success_text, f"{row.steps:.2f}", f"{row.llm_calls:.2f}",
+    """The displayed values of a row, in ``_HEADER`` order (success at trial 1 first when T > 1)."""
+    return [row.first_text] * (row.trials > 1) + [row.success_text, f"{row.steps:.2f}", f"{row.llm_calls:.2f}",
             f"{row.prompt_tokens + row.completion_tokens:.0f} ({row.prompt_tokens:.0f}+{row.completion_tokens:.0f})",
             str(row.context_overflows), str(row.errors)]
 
 
-def group_header() -> list[str]:
-    return ["group", *_HEADER, "paper gpt-3.5"]
+def _success_header(trials: int) -> list[str]:
+    return ["success at trial 1", f"success by trial {trials}", *_HEADER[1:]] if trials > 1 else list(_HEADER)
+
+
+def group_header(trials: int = 1) -> list[str]:
+    return ["group", *_success_header(trials), "paper gpt-3.5"]
 
 
 def group_cells(row: Row) -> list[str]:
     return [row.name, *cells(row), "" if row.paper is None else f"{row.paper:.2f}"]
 
 
-def task_header() -> list[str]:
-    return ["task", "group", *_HEADER]
+def task_header(trials: int = 1) -> list[str]:
+    return ["task", "group", *_success_header(trials)]
 
 
 def task_cells(row: Row) -> list[str]:
@@ -163,8 +181,8 @@ def markdown(tables: Tables) -> str:
            "Success rate with counts; means are per episode. `paper gpt-3.5` is the WebWISE paper's Table 2 "
            "(gpt-3.5-turbo) for the same method, k=1 for `manual`, k=0 for `none`, ACG for `webwise / auto`.", ""]
     for column, rows in tables.groups.items():
-        out += [f"## {column.label(tables.many_llms)}", "", "### By group", "", _md_table(group_header(), map(group_cells, rows)),
-                "", "### By task", "", _md_table(task_header(), map(task_cells, tables.tasks[column])), ""]
+        out += [f"## {column.label(tables.many_llms)}", "", "### By group", "", _md_table(group_header(column.trials), map(group_cells, rows)),
+                "", "### By task", "", _md_table(task_header(column.trials), map(task_cells, tables.tasks[column])), ""]
     return "\n".join(out)
 
 
@@ -174,7 +192,8 @@ def _md_table(header: list[str], rows: Iterable[list[str]]) -> str:
     return "\n".join(lines)
 
 
-CSV_FIELDS = ("level", "name", "group", "llm", "method", "examples", "episodes", "successes", "success_rate",
+CSV_FIELDS = ("level", "name", "group", "llm", "method", "examples", "trials", "episodes", "first_trial_successes",
+              "successes", "success_rate",
               "mean_steps", "llm_calls_per_episode", "prompt_tokens_per_episode", "completion_tokens_per_episode",
               "context_overflows", "errors", "paper_gpt35")
 
@@ -187,8 +206,8 @@ def to_csv(tables: Tables) -> str:
     for level, table in (("group", tables.groups), ("task", tables.tasks)):
         for column, rows in table.items():
             for row in rows:
-                writer.writerow([level, row.name, row.group, column.llm, column.method, column.examples, row.episodes,
-                                 row.successes, f"{row.rate:.4f}", f"{row.steps:.4f}", f"{row.llm_calls:.4f}",
+                writer.writerow([level, row.name, row.group, column.llm, column.method, column.examples, column.trials,
+                                 row.episodes, row.first_successes, row.successes, f"{row.rate:.4f}", f"{row.steps:.4f}", f"{row.llm_calls:.4f}",
                                  f"{row.prompt_tokens:.2f}", f"{row.completion_tokens:.2f}", row.context_overflows,
                                  row.errors, "" if row.paper is None else f"{row.paper:.2f}"])
     return buffer.getvalue()

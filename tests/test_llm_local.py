@@ -1,0 +1,55 @@
+"""The embedded model for real: the 0.5B (the faster one) loaded once through ``make_llm``.
+
+Needs the assembled model: ``python -m webwise.model_assets ensure 0.5b``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from webwise.errors import ContextOverflow
+from webwise.llm import ChatModel, ChatRequest, make_llm
+
+pytestmark = pytest.mark.model
+
+SYSTEM = "You write short Python programs. Reply with one ```python code block and nothing else."
+
+
+@pytest.fixture(scope="module")
+def model() -> Iterator[ChatModel]:
+    llm = make_llm("local:0.5b")
+    yield llm
+    llm.close()
+
+
+def ask(user: str, **kwargs: object) -> ChatRequest:
+    messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+    return ChatRequest(messages=messages, **kwargs)  # type: ignore[arg-type]
+
+
+def test_short_code_reply_with_token_counts(model: ChatModel) -> None:
+    reply = model.complete(ask("Define a function add(a, b) that returns their sum.", max_tokens=64))
+    assert "def add" in reply.text and "return" in reply.text
+    assert 20 < reply.prompt_tokens < 100
+    assert 0 < reply.completion_tokens <= 64
+    assert reply.extra["finish_reason"] == "stop"
+
+
+def test_temperature_zero_is_repeatable_and_reuses_the_prefix(model: ChatModel) -> None:
+    request = ask("Print the numbers 1 to 3.", max_tokens=48)
+    first, second = model.complete(request), model.complete(request)
+    assert first.text == second.text
+    assert second.extra["cached_prompt_tokens"] >= second.prompt_tokens - 1
+
+
+def test_stop_sequence_ends_the_reply(model: ChatModel) -> None:
+    reply = model.complete(ask("Define a function add(a, b) that returns their sum.", max_tokens=64, stop=("return",)))
+    assert "return" not in reply.text and "def add" in reply.text
+
+
+def test_oversize_prompt_overflows_before_generating(model: ChatModel) -> None:
+    with pytest.raises(ContextOverflow, match=r"^local:0\.5b: prompt does not fit the context window: .*exceeds"):
+        model.complete(ask("click('button', 'OK')\n" * 6000, max_tokens=8))
+    assert model.complete(ask("Say hi.", max_tokens=4)).completion_tokens > 0  # still usable after

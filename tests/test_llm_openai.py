@@ -1,0 +1,235 @@
+"""The ``openai:MODEL`` backend driven through the real openai client against a scripted local server."""
+
+from __future__ import annotations
+
+import contextlib
+import email.utils
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from chat_server import (
+    ChatServer,
+    Response,
+    Script,
+    context_overflow,
+    dropped,
+    error,
+    malformed,
+    rate_limited,
+    reply,
+    server_error,
+    slow,
+    unauthorized,
+)
+from webwise.errors import ContextOverflow, LLMError
+from webwise.llm import ChatModel, ChatRequest, make_llm
+from webwise.llm.retry import parse_retry_after
+
+REQUEST = ChatRequest(
+    messages=[{"role": "system", "content": "You write programs."}, {"role": "user", "content": "Click OK."}],
+    max_tokens=64,
+    stop=("\n```\n",),
+    task="click-button",
+)
+
+
+@pytest.fixture(autouse=True)
+def fast_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Short backoff and timeout so retry tests take milliseconds; no stray cache or key."""
+    monkeypatch.setenv("WEBWISE_LLM_BACKOFF", "0.01")
+    monkeypatch.setenv("WEBWISE_LLM_RETRIES", "3")
+    monkeypatch.setenv("WEBWISE_LLM_TIMEOUT", "5")
+    monkeypatch.delenv("WEBWISE_LLM_CACHE", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+
+
+@pytest.fixture
+def run(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., tuple[ChatServer, ChatModel]]]:
+    """``run(*script)`` starts a server with that script and returns it with a model pointed at it."""
+    with contextlib.ExitStack() as stack:
+
+        def start(*script: Script) -> tuple[ChatServer, ChatModel]:
+            server = stack.enter_context(ChatServer(script))
+            monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+            model = make_llm("openai:test-model")
+            stack.callback(model.close)
+            return server, model
+
+        yield start
+
+
+def test_reply_tokens_and_request_shape(run) -> None:
+    server, model = run(reply("```python\nclick('button', 'OK')\n```", prompt_tokens=57, completion_tokens=9))
+    got = model.complete(REQUEST)
+    assert got.text == "```python\nclick('button', 'OK')\n```"
+    assert (got.prompt_tokens, got.completion_tokens) == (57, 9)
+    assert got.extra["finish_reason"] == "stop" and got.extra["usage_estimated"] is False
+    assert not got.cached
+    sent = server.requests[0]
+    assert sent["model"] == "test-model"
+    assert sent["messages"] == REQUEST.messages
+    assert sent["stop"] == ["\n```\n"] and sent["max_tokens"] == 64 and sent["temperature"] == 0.0
+    assert server.headers[0]["authorization"].startswith("Bearer ")  # placeholder key when none is set
+
+
+def test_no_stop_field_when_no_stop_sequences(run) -> None:
+    server, model = run(reply())
+    model.complete(ChatRequest(messages=REQUEST.messages))
+    assert "stop" not in server.requests[0]
+
+
+def test_api_key_from_environment(run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-real")
+    server, model = run(reply())
+    model.complete(REQUEST)
+    assert server.headers[0]["authorization"] == "Bearer sk-real"
+
+
+def test_missing_usage_is_estimated(run) -> None:
+    _, model = run(reply("x" * 40, usage=False))
+    got = model.complete(REQUEST)
+    assert got.completion_tokens == 10 and got.prompt_tokens > 0
+    assert got.extra["usage_estimated"] is True
+
+
+@pytest.mark.parametrize(
+    "failure", [server_error(500), server_error(503), rate_limited(), dropped()], ids=["500", "503", "429", "drop"]
+)
+def test_transient_failures_are_retried(run, failure) -> None:
+    server, model = run(failure, failure, reply("done"))
+    got = model.complete(REQUEST)
+    assert got.text == "done"
+    assert len(server.requests) == 3 and got.extra["attempts"] == 3
+
+
+def test_gives_up_after_the_retry_budget(run) -> None:
+    server, model = run(*[server_error()] * 10)
+    with pytest.raises(LLMError, match=r"^openai:test-model: HTTP 500: The server had an error"):
+        model.complete(REQUEST)
+    assert len(server.requests) == 4  # WEBWISE_LLM_RETRIES=3 -> 4 attempts
+
+
+def test_retry_after_seconds_is_honoured(run) -> None:
+    server, model = run(rate_limited("1"), reply("after wait"))
+    start = time.monotonic()
+    assert model.complete(REQUEST).text == "after wait"
+    assert time.monotonic() - start >= 0.95
+    assert len(server.requests) == 2
+
+
+def test_retry_after_http_date() -> None:
+    now = time.time()
+    date = email.utils.formatdate(now + 30, usegmt=True)
+    assert parse_retry_after({"retry-after": date}, now=now) == pytest.approx(30, abs=1)
+    assert parse_retry_after({"retry-after-ms": "250"}) == 0.25
+    assert parse_retry_after({"retry-after": "soon"}) is None
+    assert parse_retry_after({}) is None
+
+
+def test_retry_after_is_capped(run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WEBWISE_LLM_MAX_WAIT", "0.2")
+    _, model = run(rate_limited("3600"), reply("capped"))
+    start = time.monotonic()
+    assert model.complete(REQUEST).text == "capped"
+    assert time.monotonic() - start < 2
+
+
+def test_timeout_is_retried_then_reported(run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WEBWISE_LLM_TIMEOUT", "0.3")
+    monkeypatch.setenv("WEBWISE_LLM_RETRIES", "1")
+    server, model = run(slow(3), slow(3))
+    with pytest.raises(LLMError, match=r"^openai:test-model: timed out after 2 attempts$"):
+        model.complete(REQUEST)
+    assert len(server.requests) == 2
+
+
+def test_timeout_then_success(run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WEBWISE_LLM_TIMEOUT", "0.3")
+    server, model = run(slow(3), reply("fast"))
+    assert model.complete(REQUEST).text == "fast"
+    assert len(server.requests) == 2
+
+
+@pytest.mark.parametrize(
+    ("failure", "message"),
+    [
+        (unauthorized(), r"^openai:test-model: HTTP 401: Incorrect API key provided"),
+        (error(400, "temperature must be <= 2"), r"^openai:test-model: HTTP 400: temperature must be <= 2$"),
+        (error(404, "The model `test-model` does not exist"), r"HTTP 404"),
+    ],
+    ids=["401", "400", "404"],
+)
+def test_client_errors_are_not_retried(run, failure, message) -> None:
+    server, model = run(failure, reply("never"))
+    with pytest.raises(LLMError, match=message) as info:
+        model.complete(REQUEST)
+    assert not isinstance(info.value, ContextOverflow)
+    assert len(server.requests) == 1
+
+
+@pytest.mark.parametrize(
+    "overflow",
+    [
+        context_overflow(),
+        error(
+            400,
+            "request (9000 tokens) exceeds the available context size (8192 tokens)",
+            type_="exceed_context_size_error",
+        ),
+    ],
+    ids=["openai", "llama.cpp"],
+)
+def test_context_overflow(run, overflow) -> None:
+    server, model = run(overflow)
+    with pytest.raises(ContextOverflow, match=r"^openai:test-model: prompt does not fit the context window: "):
+        model.complete(REQUEST)
+    assert len(server.requests) == 1
+
+
+@pytest.mark.parametrize(
+    "body",
+    ['{"choices": [ this is not json', '{"choices": []}', '{"choices": [{"message": {"content": null}}]}', "[]"],
+    ids=["not-json", "no-choices", "null-content", "list"],
+)
+def test_malformed_bodies(run, body) -> None:
+    server, model = run(Response(body=body))
+    with pytest.raises(LLMError, match=r"^openai:test-model: malformed response: ") as info:
+        model.complete(REQUEST)
+    assert "\n" not in str(info.value)
+    assert len(server.requests) == 1
+
+
+def test_malformed_helper_is_malformed(run) -> None:
+    _, model = run(malformed())
+    with pytest.raises(LLMError, match="malformed response"):
+        model.complete(REQUEST)
+
+
+def test_cache_answers_the_second_identical_request(run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WEBWISE_LLM_CACHE", str(tmp_path / "cache"))
+    server, model = run(reply("first", prompt_tokens=11), reply("second"))
+    one = model.complete(REQUEST)
+    again = model.complete(ChatRequest(**{**REQUEST.__dict__, "task": "other-task", "call_index": 3}))
+    assert (one.cached, again.cached) == (False, True)
+    assert again.text == "first" and again.prompt_tokens == 11
+    assert len(server.requests) == 1
+    different = model.complete(ChatRequest(**{**REQUEST.__dict__, "max_tokens": 65}))
+    assert (different.text, different.cached) == ("second", False)
+    assert len(server.requests) == 2
+
+
+def test_cache_survives_a_new_process_and_ignores_torn_entries(run, tmp_path: Path) -> None:
+    server, model = run(reply("kept"), reply("fresh"))
+    cached = make_llm("openai:test-model", cache_dir=tmp_path)
+    assert cached.complete(REQUEST).text == "kept"
+    again = make_llm("openai:test-model", cache_dir=tmp_path)
+    assert again.complete(REQUEST).cached
+    (entry,) = tmp_path.glob("*/*.json")
+    entry.write_text('{"text": "tor')
+    assert again.complete(REQUEST).text == "fresh"
+    assert len(server.requests) == 2
+    cached.close()
+    again.close()

@@ -1,0 +1,108 @@
+"""Optional on-disk response cache, so rerunning a temperature-0 benchmark costs nothing.
+
+The key is the whole request as the model sees it (backend name, messages, temperature,
+max_tokens, stop) and nothing else: ``task`` and ``call_index`` are bookkeeping, and two
+episodes that send the same prompt should share the answer. One JSON file per key, written
+to a temp file and renamed, so concurrent workers and interrupted runs never leave a torn
+entry; an unreadable entry counts as a miss and is overwritten.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from webwise.llm.base import ChatModel, ChatReply, ChatRequest
+
+_FORMAT = 1  # bump when the entry layout or the key changes
+
+
+def request_key(model: str, request: ChatRequest) -> str:
+    """sha256 of a canonical JSON rendering of everything that shapes the reply."""
+    canonical = json.dumps(
+        {
+            "format": _FORMAT,
+            "model": model,
+            "messages": request.messages,
+            "temperature": request.temperature,
+            "max_tokens": request.max_tokens,
+            "stop": list(request.stop),
+        },
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+class CachedModel:
+    """Wraps a backend: answers repeated requests from ``directory``, asks the backend otherwise."""
+
+    def __init__(self, inner: ChatModel, directory: Path) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.directory = directory
+
+    def _path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
+
+    def complete(self, request: ChatRequest) -> ChatReply:
+        start = time.perf_counter()
+        path = self._path(request_key(self.name, request))
+        hit = self._load(path)
+        if hit is not None:
+            hit.seconds = time.perf_counter() - start
+            return hit
+        reply = self.inner.complete(request)
+        self._store(path, reply)
+        return reply
+
+    def _load(self, path: Path) -> ChatReply | None:
+        try:
+            entry = json.loads(path.read_text(encoding="utf-8"))
+            return ChatReply(
+                text=entry["text"],
+                prompt_tokens=int(entry["prompt_tokens"]),
+                completion_tokens=int(entry["completion_tokens"]),
+                cached=True,
+                extra={**entry.get("extra", {}), "original_seconds": float(entry["seconds"])},
+            )
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def _store(self, path: Path, reply: ChatReply) -> None:
+        entry = {
+            "text": reply.text,
+            "prompt_tokens": reply.prompt_tokens,
+            "completion_tokens": reply.completion_tokens,
+            "seconds": reply.seconds,
+            "extra": _jsonable(reply.extra),
+        }
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                json.dump(entry, f, ensure_ascii=False)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def _jsonable(extra: dict[str, object]) -> dict[str, object]:
+    """Keep only the extras JSON can carry (timings, finish reason), drop the rest."""
+    kept: dict[str, object] = {}
+    for key, value in extra.items():
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError):
+            continue
+        kept[key] = value
+    return kept

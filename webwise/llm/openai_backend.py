@@ -1,0 +1,174 @@
+"""``openai:MODEL``: any OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, Ollama, llama.cpp).
+
+The official ``openai`` client does the HTTP; its own retries are switched off so that tenacity
+(:mod:`webwise.llm.retry`) is the only retry layer and the attempt count means what it says.
+Every failure leaves as one line: :class:`ContextOverflow` when the prompt does not fit,
+:class:`LLMError` for everything else.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+
+import openai
+from openai.types.chat import ChatCompletion
+from tenacity import Retrying, retry_if_exception, stop_after_attempt
+
+from webwise.errors import ConfigError, ContextOverflow, LLMError
+from webwise.llm.base import ChatReply, ChatRequest
+from webwise.llm.retry import BackoffWait, RetryPolicy, is_retryable
+
+PLACEHOLDER_KEY = "sk-no-key-needed"
+"""Sent when OPENAI_API_KEY is unset: local servers ignore the key, but the client insists on one."""
+
+DEFAULT_TIMEOUT = 120.0
+"""Seconds per attempt; generous because OpenAI-compatible servers on a CPU can be slow."""
+
+_OVERFLOW = re.compile(
+    r"context_length_exceeded|maximum context length|context (?:length|size|window)|"
+    r"exceed_context_size|too many tokens|prompt is too long|input is too long",
+    re.IGNORECASE,
+)
+
+
+def _env_number(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"{name} must be a number, not {raw!r}") from None
+    if value < 0:
+        raise ConfigError(f"{name} must not be negative, not {raw!r}")
+    return value
+
+
+def policy_from_env() -> tuple[float, RetryPolicy]:
+    """Per-attempt timeout and retry policy from WEBWISE_LLM_TIMEOUT / _RETRIES / _BACKOFF / _MAX_WAIT."""
+    timeout = _env_number("WEBWISE_LLM_TIMEOUT", DEFAULT_TIMEOUT)
+    default = RetryPolicy()
+    return timeout, RetryPolicy(
+        retries=int(_env_number("WEBWISE_LLM_RETRIES", default.retries)),
+        backoff=_env_number("WEBWISE_LLM_BACKOFF", default.backoff),
+        max_backoff=default.max_backoff,
+        max_retry_after=_env_number("WEBWISE_LLM_MAX_WAIT", default.max_retry_after),
+    )
+
+
+def one_line(text: object, limit: int = 300) -> str:
+    """Collapse whitespace and cut, so an error never spills a server's HTML page into the trace."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def estimate_tokens(text: str) -> int:
+    """Rough count for servers that omit ``usage``: about four characters per token."""
+    return (len(text) + 3) // 4
+
+
+def _status_message(exc: openai.APIStatusError) -> str:
+    body = exc.body
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])
+        if isinstance(inner, str):
+            return inner
+    return exc.message
+
+
+def _is_overflow(exc: openai.APIStatusError) -> bool:
+    if exc.status_code not in (400, 413, 422):
+        return False
+    code = getattr(exc, "code", None)
+    return code == "context_length_exceeded" or bool(_OVERFLOW.search(f"{_status_message(exc)} {exc.body}"))
+
+
+class OpenAIModel:
+    """Chat completions over HTTP with retries; thread-safe like the client it wraps."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        policy: RetryPolicy = RetryPolicy(),
+        base_url: str | None = None,
+        api_key: str | None = None,
+    ) -> None:
+        self.name = f"openai:{model}"
+        self.model = model
+        self.policy = policy
+        self.client = openai.OpenAI(
+            api_key=api_key or os.environ.get("OPENAI_API_KEY") or PLACEHOLDER_KEY,
+            base_url=base_url or os.environ.get("OPENAI_BASE_URL") or None,
+            timeout=timeout,
+            max_retries=0,
+        )
+
+    def complete(self, request: ChatRequest) -> ChatReply:
+        start = time.perf_counter()
+        retrying = Retrying(
+            retry=retry_if_exception(is_retryable),
+            stop=stop_after_attempt(self.policy.retries + 1),
+            wait=BackoffWait(self.policy),
+            reraise=True,
+        )
+        try:
+            completion = retrying(self._create, request)
+        except openai.APIStatusError as exc:
+            detail = one_line(_status_message(exc))
+            if _is_overflow(exc):
+                raise ContextOverflow(f"{self.name}: prompt does not fit the context window: {detail}") from None
+            raise LLMError(f"{self.name}: HTTP {exc.status_code}: {detail}") from None
+        except openai.APITimeoutError:
+            raise LLMError(f"{self.name}: timed out after {self.policy.retries + 1} attempts") from None
+        except openai.APIConnectionError as exc:
+            attempts = self.policy.retries + 1
+            raise LLMError(f"{self.name}: connection failed after {attempts} attempts: {one_line(exc)}") from None
+        except (openai.OpenAIError, ValueError) as exc:  # ValueError: a body that is not JSON
+            raise LLMError(f"{self.name}: malformed response: {one_line(exc)}") from None
+        attempts = retrying.statistics.get("attempt_number", 1)
+        return self._reply(completion, request, time.perf_counter() - start, attempts)
+
+    def _create(self, request: ChatRequest) -> object:
+        return self.client.chat.completions.create(
+            model=self.model,
+            messages=request.messages,  # type: ignore[arg-type]
+            temperature=request.temperature,
+            max_tokens=request.max_tokens,
+            stop=list(request.stop) if request.stop else openai.omit,
+        )
+
+    def _reply(self, completion: object, request: ChatRequest, seconds: float, attempts: int) -> ChatReply:
+        """Check the shape by hand: the client does not validate bodies, so junk arrives as junk."""
+        choices = getattr(completion, "choices", None) if isinstance(completion, ChatCompletion) else None
+        message = getattr(choices[0], "message", None) if choices else None
+        text = getattr(message, "content", None)
+        if not isinstance(text, str):
+            got = one_line(completion, 120)
+            raise LLMError(f"{self.name}: malformed response: no choices[0].message.content in {got}")
+        usage = getattr(completion, "usage", None)
+        prompt_tokens = getattr(usage, "prompt_tokens", None)
+        completion_tokens = getattr(usage, "completion_tokens", None)
+        estimated = not (isinstance(prompt_tokens, int) and isinstance(completion_tokens, int))
+        if estimated:
+            prompt_tokens = estimate_tokens("".join(m["content"] for m in request.messages))
+            completion_tokens = estimate_tokens(text)
+        return ChatReply(
+            text=text,
+            prompt_tokens=int(prompt_tokens),  # type: ignore[arg-type]
+            completion_tokens=int(completion_tokens),  # type: ignore[arg-type]
+            seconds=seconds,
+            extra={
+                "finish_reason": getattr(choices[0], "finish_reason", None),  # type: ignore[index]
+                "attempts": attempts,
+                "usage_estimated": estimated,
+            },
+        )
+
+    def close(self) -> None:
+        self.client.close()
