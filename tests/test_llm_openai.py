@@ -24,7 +24,7 @@ from chat_server import (
     slow,
     unauthorized,
 )
-from webwise.errors import ContextOverflow, LLMError
+from webwise.errors import ConfigError, ContextOverflow, LLMError
 from webwise.llm import ChatModel, ChatRequest, make_llm
 from webwise.llm.retry import parse_retry_after
 
@@ -156,17 +156,18 @@ def test_timeout_then_success(run, monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize(
     ("failure", "message"),
     [
-        (unauthorized(), r"^openai:test-model: HTTP 401: Incorrect API key provided"),
+        (unauthorized(), r"^openai:test-model: HTTP 401: Incorrect API key provided.*check OPENAI_API_KEY"),
         (error(400, "temperature must be <= 2"), r"^openai:test-model: HTTP 400: temperature must be <= 2$"),
-        (error(404, "The model `test-model` does not exist"), r"HTTP 404"),
+        (error(404, "The model `test-model` does not exist"), r"HTTP 404.*the model name"),
     ],
     ids=["401", "400", "404"],
 )
 def test_client_errors_are_not_retried(run, failure, message) -> None:
     server, model = run(failure, reply("never"))
-    with pytest.raises(LLMError, match=message) as info:
+    with pytest.raises((LLMError, ConfigError), match=message) as info:
         model.complete(REQUEST)
     assert not isinstance(info.value, ContextOverflow)
+    assert isinstance(info.value, ConfigError) == (" 400" not in message)  # a bad key or model is configuration
     assert len(server.requests) == 1
 
 

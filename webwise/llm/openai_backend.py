@@ -123,6 +123,9 @@ class OpenAIModel:
             detail = one_line(_status_message(exc))
             if _is_overflow(exc):
                 raise ContextOverflow(f"{self.name}: prompt does not fit the context window: {detail}") from None
+            if exc.status_code in (401, 403, 404):  # wrong key or model: every later call would fail too
+                raise ConfigError(f"{self.name}: HTTP {exc.status_code}: {detail} "
+                                  "(check OPENAI_API_KEY, OPENAI_BASE_URL and the model name)") from None
             raise LLMError(f"{self.name}: HTTP {exc.status_code}: {detail}") from None
         except openai.APITimeoutError:
             raise LLMError(f"{self.name}: timed out after {self.policy.retries + 1} attempts") from None
