@@ -26,13 +26,16 @@ stamp=.venv/.webwise-installed
 wanted=$(sha256sum pyproject.toml | cut -c1-64)
 if [[ ! -f $stamp || $(cat "$stamp") != "$wanted" ]]; then
   echo "setup: installing webwise into .venv" >&2
-  .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e '.[test,local]'
+  log=$(mktemp)
+  if ! { .venv/bin/python -m pip install -q --upgrade pip && .venv/bin/python -m pip install -q -e '.[test,local]'; } >"$log" 2>&1; then
+    cat "$log" >&2; rm -f "$log"; exit 1
+  fi
+  rm -f "$log"
   echo "$wanted" > "$stamp"
 fi
 
 if [[ " $* " == *" --model "* ]]; then
-  .venv/bin/python -m webwise.model_assets ensure default
+  .venv/bin/python -m webwise.model_assets ensure
 fi
 if [[ " $* " == *" --grid "* ]]; then
   .venv/bin/python -m webwise.grid install

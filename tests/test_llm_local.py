@@ -53,3 +53,20 @@ def test_oversize_prompt_overflows_before_generating(model: ChatModel) -> None:
     with pytest.raises(ContextOverflow, match=r"^local:0\.5b: prompt does not fit the context window: .*exceeds"):
         model.complete(ask("click('button', 'OK')\n" * 6000, max_tokens=8))
     assert model.complete(ask("Say hi.", max_tokens=4)).completion_tokens > 0  # still usable after
+
+
+@pytest.mark.model
+def test_default_solve_with_the_embedded_model() -> None:
+    """The README's main job: `webwise solve --task click-button` with no other flag."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    webwise = str(Path(sys.executable).parent / "webwise")
+    result = subprocess.run([webwise, "solve", "--task", "click-button", "--json"],
+                            capture_output=True, text=True, timeout=600)
+    record = json.loads(result.stdout)
+    assert record["llm"].startswith("local:")
+    assert record["llm_calls"] >= 1 and record["prompt_tokens"] > 0
+    assert result.returncode == 0 and record["success"], record["trace"][-1]

@@ -119,3 +119,14 @@ def test_ending_conditions(tmp_path: Path, task: str, replies: list[str], status
     assert [step.status for step in episode.trace] == statuses
     assert episode.trials[0].ending == ending
     assert all(step.feedback for step in episode.trace)
+
+
+def test_bare_python_errors_get_a_hint(tmp_path: Path) -> None:
+    replies = ["```python\nx = next(e for e in observation if e['tag'] == 'marquee')\n```",
+               "```python\nimport re\nre.search(r'zzz(\\d+)', task).group(1)\n```"]
+    with session(tmp_path, {"click-test": replies}, max_steps=2) as s:
+        episode = s.run("click-test", 0, "webwise", "none")
+    first, second = episode.trace
+    assert first.error == "StopIteration: next() found no element of observation that matches"
+    assert second.error.endswith("(a value is None: often a re.search that found no match)")
+    assert "next() found no element" in second.prompt[1]["content"]

@@ -247,7 +247,7 @@ class Agent:
                 functions=api_stubs.ACTION_NAMES, handler=handler)
             step.actions = [asdict(record) for record in executor.records]
             executor.records.clear()
-            step.error, step.output, step.run_seconds = result.error, result.output, round(result.seconds, 3)
+            step.error, step.output, step.run_seconds = explain(result.error), result.output, round(result.seconds, 3)
             if handler.fatal is not None:
                 raise handler.fatal
         observation = executor.refresh()
@@ -309,6 +309,19 @@ class ActionHandler:
             return ActionReply(error=f"{name} failed in the browser: {message}")
         return ActionReply(value=value, rebind={"observation": self.executor.observation},
                            stop=self.executor.outcome.done)
+
+
+def explain(error: str | None) -> str | None:
+    """The sandbox's one-line error, with a hint where the bare Python error says too little.
+
+    Small models' programs most often fail on ``next()`` over an empty match or on the
+    ``None`` of a ``re.search`` that found nothing; the bare error names neither.
+    """
+    if error == "StopIteration":
+        return "StopIteration: next() found no element of observation that matches"
+    if error and "'NoneType' object" in error:
+        return f"{error} (a value is None: often a re.search that found no match)"
+    return error
 
 
 def classify(step: Step, outcome: Outcome, before: tuple[str, int | None], after: tuple[str, int | None],

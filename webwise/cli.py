@@ -74,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
         "bench", help="tasks x seeds x methods x example modes over K workers, resumable",
         description="Append every episode to OUT/results.jsonl, then print the tables and write them to "
                     "OUT/tables.md and OUT/tables.csv. `webwise report OUT` regenerates the tables and writes "
-                    "OUT/report.html. An episode is (task, seed, method, examples, llm).")
+                    "OUT/report.html. An episode is (task, seed, method, examples, llm, trials).")
     bench.add_argument("--tasks", required=True, help="paper48, all, or a comma-separated list of tasks")
     bench.add_argument("--seeds", type=positive_int, default=1, help="seeds per task (default 1)")
     bench.add_argument("--seed-start", type=non_negative_int, default=0, help="first seed (default 0)")

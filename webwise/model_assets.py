@@ -26,7 +26,7 @@ from pathlib import Path
 
 from webwise.errors import ConfigError
 
-DEFAULT_LOCAL = "1.5b"
+DEFAULT_LOCAL = "0.5b"
 """What a bare ``--llm local`` means; the other size stays available by name."""
 
 _CHUNK = 1 << 20
