@@ -47,6 +47,9 @@ var editable = el.isContentEditable || el instanceof HTMLTextAreaElement ||
   (el instanceof HTMLInputElement && !['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'file'].includes(el.type));
 return [el.tagName.toLowerCase(), el.type || '', editable && !el.disabled && !el.readOnly, +el.dataset.wob_ref || null];
 """
+#: Tags whose focused element takes typed text (as getDOMInfo names them).
+_TYPABLE = frozenset({"textarea"} | {f"input_{kind}" for kind in (
+    "text", "password", "email", "number", "search", "tel", "url", "date", "time", "datetime-local", "month", "week")})
 _SET_VALUE_JS = """
 var el = document.activeElement;
 el.value = arguments[0];
@@ -101,7 +104,7 @@ class Executor:
     outcome: Outcome = field(default_factory=Outcome)
     observation: list[dom.Element] = field(default_factory=list)
     page_key: str = ""
-    focus: int | None = None
+    focus: dom.Element | None = None
 
     def start(self) -> list[dom.Element]:
         """Begin an episode: forget flags, remember initial values, observe."""
@@ -111,6 +114,10 @@ class Executor:
         elements, self.outcome, _ = self.env.observe()
         self.initial_values = {e["ref"]: e["value"] for e in elements}
         return self._summarise(elements)
+
+    @property
+    def focus_ref(self) -> int | None:
+        return self.focus["ref"] if self.focus else None
 
     def refresh(self) -> list[dom.Element]:
         """Observe the page again (between programs)."""
@@ -122,7 +129,7 @@ class Executor:
                     or (e["ref"] in self.initial_values and e["value"] != self.initial_values[e["ref"]])}
         self.observation = self.view(elements, self.clicked, modified)
         self.page_key = dom.page_key(elements)
-        self.focus = next((e["ref"] for e in elements if e["focused"]), None)
+        self.focus = next((e for e in elements if e["focused"]), None)
         return self.observation
 
     # -- program API v1 ------------------------------------------------------------
@@ -194,7 +201,15 @@ class Executor:
         return f"{target['tag']} {target['deep_text'][:40]!r}".strip()
 
     def _focused(self) -> tuple[str, str, int | None]:
-        """Tag, input type and ref of the focused editable element (one round trip)."""
+        """Tag, input type and ref of the focused editable element.
+
+        The last observation (taken at the end of the previous action) already says which
+        input has the focus; only when it shows none, or something other than a text-like
+        input, does the page get asked, which also covers contenteditable elements.
+        """
+        if self.focus is not None and self.focus["tag"] in _TYPABLE:
+            tag = self.focus["tag"]
+            return tag, tag.removeprefix("input_") if tag.startswith("input_") else "", self.focus["ref"]
         focus = self.env.script(_FOCUS_JS)
         if not focus or not focus[2]:
             what = f"a {focus[0]}" if focus else "nothing"

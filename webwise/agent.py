@@ -140,11 +140,11 @@ class Agent:
             if step.status == "cycle":  # the model kept repeating a program already run here
                 trial.ending = "cycle"
                 break
-            before = (executor.page_key, executor.focus)
+            before = (executor.page_key, executor.focus_ref)
             ran.add((executor.page_key, _normal(step.program)))
             observation = self._execute(step, executor, episode.utterance)
             self._screenshot(episode, step)
-            step.status = classify(step, executor.outcome, before, (executor.page_key, executor.focus), seen)
+            step.status = classify(step, executor.outcome, before, (executor.page_key, executor.focus_ref), seen)
             step.feedback = feedback(step, executor.outcome)
             seen.append(executor.page_key)
             if step.status in ENDING_STATUSES:
