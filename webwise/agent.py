@@ -107,11 +107,12 @@ class Agent:
             episode.raw_reward, episode.reason = outcome.raw_reward, outcome.reason
             if number == 0:
                 episode.success_first_trial = outcome.success
-            if outcome.success or number + 1 == self.settings.trials or episode.error:
-                trial.llm_calls = episode.llm_calls - calls_before
-                break
-            correction = self._reflect(episode, trial, steps, memory)
+            last = outcome.success or number + 1 == self.settings.trials or episode.error is not None
+            if not last:
+                correction = self._reflect(episode, trial, steps, memory)
             trial.llm_calls = episode.llm_calls - calls_before
+            if last:
+                break
 
     def _trial(self, episode: Episode, trial: Trial, shown: list[PromptExample], note: str | None,
                correction: Correction | None, memory: FailureMemory) -> tuple[list[Step], Outcome]:
