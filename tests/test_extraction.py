@@ -105,12 +105,19 @@ def test_extracts_the_program(reply: str, program: str) -> None:
         ("```python\nclick('OK')\n```", "click() takes 2 argument(s) (tag, text), got 1"),
         ("```python\nenter_text('a', 'b', 'c')\n```", "enter_text() takes 1 argument(s)"),
         ("```python\ndef click(tag, text):\n    pass\n```", "only redefines the API"),
+        ("```python\nprint('done')\n```", "the program calls no action"),
+        ("```python\nobservation = [{'ref': 1, 'tag': 'button'}]\n```", "copies the page"),
     ],
 )
 def test_refuses_with_one_line(reply: str, message: str) -> None:
     with pytest.raises(ExtractionError, match=re.escape(message)) as info:
         extract_program(reply)
     assert "\n" not in str(info.value)
+
+
+def test_pasted_copies_of_the_page_are_dropped() -> None:
+    reply = "```python\nobservation = [{'ref': 5, 'tag': 'button', 'text': 'OK'}]\ntask = 'x'\nclick('button', 'OK')\n```"
+    assert extract_program(reply) == "click('button', 'OK')"
 
 
 def test_helpers_the_program_defines_are_allowed() -> None:

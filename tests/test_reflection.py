@@ -16,7 +16,7 @@ STEP1 = "```python\nclick('input_text', '')\n```"
 WRONG_TYPE = "```python\nenter_text('wrong')\nclick('button', 'Submit')\n```"
 REFLECTION = ("Step: 2\nWhy: it typed a word that is not the one asked for.\n```python\n" + TARGET +
               "enter_text(target)\nclick('button', 'Submit')\n```")
-IDLE = "```python\nprint('looking')\n```"
+IDLE = "```python\nscroll('Submit')\n```"  # acts, but changes nothing
 
 
 def session(tmp_path: Path, replies: dict[str, list[str]], **settings: int) -> Session:
@@ -122,8 +122,8 @@ def test_ending_conditions(tmp_path: Path, task: str, replies: list[str], status
 
 
 def test_bare_python_errors_get_a_hint(tmp_path: Path) -> None:
-    replies = ["```python\nx = next(e for e in observation if e['tag'] == 'marquee')\n```",
-               "```python\nimport re\nre.search(r'zzz(\\d+)', task).group(1)\n```"]
+    replies = ["```python\nx = next(e for e in observation if e['tag'] == 'marquee')\nclick('marquee', x['text'])\n```",
+               "```python\nimport re\nclick('button', re.search(r'zzz(\\d+)', task).group(1))\n```"]
     with session(tmp_path, {"click-test": replies}, max_steps=2) as s:
         episode = s.run("click-test", 0, "webwise", "none")
     first, second = episode.trace

@@ -110,16 +110,20 @@ _ARITY = {
 
 
 def check_program(code: str) -> str:
-    """Refuse Selenium code, invented functions and wrong arity; drop redefined API stubs."""
+    """Refuse Selenium code, invented functions, wrong arity and programs that never act.
+
+    Redefined API stubs and copies of the page or task (``observation = [...]``) are
+    dropped first: small models paste them, and they would shadow the real values.
+    """
     tree = ast.parse(code)
     marker = _selenium_marker(tree)
     if marker:
         raise ExtractionError(
             f"the program uses Selenium ({marker}); use only click, enter_text, press_key and scroll"
         )
-    tree.body = [node for node in tree.body if not _redefines_api(node)]
+    tree.body = [node for node in tree.body if not _redefines_api(node) and not _copies_data(node)]
     if not tree.body:
-        raise ExtractionError("the reply only redefines the API functions; call them instead")
+        raise ExtractionError("the reply only redefines the API functions or copies the page; call the actions instead")
     defined = _defined_names(tree)
     known = defined | set(dir(builtins)) | set(api_stubs.DATA_NAMES) | {"env"}
     known |= {n.split(".")[0] for n in api_stubs.ACTION_NAMES}
@@ -133,7 +137,17 @@ def check_program(code: str) -> str:
             )
         if name in _ARITY and name not in defined:
             _check_arity(name, node)
+    if not _calls_action(ast.unparse(tree)):
+        raise ExtractionError("the program calls no action; task and observation are already defined: "
+                              "call click, enter_text, press_key or scroll")
     return ast.unparse(tree) if len(tree.body) != len(ast.parse(code).body) else code
+
+
+def _copies_data(node: ast.stmt) -> bool:
+    """``observation = [...]`` or ``task = "..."``: a literal copy of what the sandbox provides."""
+    return (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+            and node.targets[0].id in api_stubs.DATA_NAMES
+            and isinstance(node.value, (ast.List, ast.Dict, ast.Tuple, ast.Constant, ast.JoinedStr)))
 
 
 def _selenium_marker(tree: ast.Module) -> str | None:
