@@ -27,7 +27,8 @@ _RULES = """Rules:
 - Reply with exactly one ```python code block and nothing after it.
 - Use only the actions above, Python built-ins, and the modules re, math, json, datetime,
   string, itertools and collections. There is no browser object, no Selenium, no other helper.
-- Take every target from the task and the page. Copy texts exactly as the page shows them.
+- task and observation are already defined: never write the page or the task out in your
+  program. Take every target from them; copy texts exactly as the page shows them.
 - To type, click the input element itself first (tag input_text, input_password, textarea,
   ...), then call enter_text. Clicking a label or text does not focus anything.
 - Each action returns the new observation and also updates the variable observation."""
