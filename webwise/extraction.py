@@ -88,8 +88,8 @@ def _parses(code: str) -> bool:
     return True
 
 
-def _calls_action(code: str) -> bool:
-    tree = ast.parse(code)
+def _calls_action(code: str | ast.AST) -> bool:
+    tree = ast.parse(code) if isinstance(code, str) else code
     names = set(api_stubs.ACTION_NAMES)
     return any(isinstance(n, ast.Call) and _call_name(n) in names for n in ast.walk(tree))
 
@@ -121,6 +121,7 @@ def check_program(code: str) -> str:
         raise ExtractionError(
             f"the program uses Selenium ({marker}); use only click, enter_text, press_key and scroll"
         )
+    statements = len(tree.body)
     tree.body = [node for node in tree.body if not _redefines_api(node) and not _copies_data(node)]
     if not tree.body:
         raise ExtractionError("the reply only redefines the API functions or copies the page; call the actions instead")
@@ -137,10 +138,10 @@ def check_program(code: str) -> str:
             )
         if name in _ARITY and name not in defined:
             _check_arity(name, node)
-    if not _calls_action(ast.unparse(tree)):
+    if not _calls_action(tree):
         raise ExtractionError("the program calls no action; task and observation are already defined: "
                               "call click, enter_text, press_key or scroll")
-    return ast.unparse(tree) if len(tree.body) != len(ast.parse(code).body) else code
+    return ast.unparse(tree) if len(tree.body) != statements else code
 
 
 def _copies_data(node: ast.stmt) -> bool:

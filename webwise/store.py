@@ -79,10 +79,10 @@ def add(task: str, entry: dict[str, Any], directory: Path | None = None) -> str:
     """
     directory = directory or DEFAULT_STORE
     with _locked(directory):
-        if has(task, entry, directory):
-            return "duplicate"
         path = task_file(task, directory)
         entries = _read(path)
+        if any(programs_key(e) == programs_key(entry) for e in entries):
+            return "duplicate"
         if len(entries) >= MAX_PER_TASK:
             return "full"
         _write_atomic(path, entries + [entry])

@@ -38,6 +38,17 @@ class ChatReply:
     extra: dict[str, object] = field(default_factory=dict)
 
 
+def one_line(text: object, limit: int = 300) -> str:
+    """Collapse whitespace and cut, so an error never spills a server's HTML page into the trace."""
+    flat = " ".join(str(text).split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def estimate_tokens(text: str) -> int:
+    """Rough count where no tokenizer answers: about four characters per token."""
+    return (len(text) + 3) // 4
+
+
 class ChatModel(Protocol):
     """Anything that answers chat requests; ``name`` is the spec it was built from."""
 

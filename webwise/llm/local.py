@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from webwise.errors import ConfigError, ContextOverflow, LLMError
-from webwise.llm.base import ChatReply, ChatRequest
+from webwise.llm.base import ChatReply, ChatRequest, one_line
 
 N_CTX = 16384
 """Tokens of context: whole-DOM prompts of the paper's tasks fit; KV cache ~0.45 GiB for the 1.5B."""
@@ -36,10 +36,6 @@ def _env_int(name: str, default: int) -> int:
     if not raw.isdigit() or int(raw) < 1:
         raise ConfigError(f"{name} must be a positive integer, not {raw!r}")
     return int(raw)
-
-
-def _one_line(text: object) -> str:
-    return " ".join(str(text).split())[:300]
 
 
 class LocalModel:
@@ -72,7 +68,7 @@ class LocalModel:
         try:
             self._server: Any = xllamacpp.Server(params)
         except RuntimeError as exc:
-            raise ConfigError(f"llama.cpp could not load {path}: {_one_line(exc)}") from None
+            raise ConfigError(f"llama.cpp could not load {path}: {one_line(exc)}") from None
 
     def complete(self, request: ChatRequest) -> ChatReply:
         body: dict[str, object] = {
@@ -93,10 +89,10 @@ class LocalModel:
 
     def _reply(self, result: object, seconds: float) -> ChatReply:
         if not isinstance(result, dict):
-            raise LLMError(f"{self.name}: unexpected result from llama.cpp: {_one_line(result)[:120]}")
+            raise LLMError(f"{self.name}: unexpected result from llama.cpp: {one_line(result)[:120]}")
         error = result.get("error", result if "code" in result else None)
         if isinstance(error, dict):
-            message = _one_line(error.get("message", error))
+            message = one_line(error.get("message", error))
             if error.get("type") == "exceed_context_size_error":
                 raise ContextOverflow(f"{self.name}: prompt does not fit the context window: {message}")
             raise LLMError(f"{self.name}: llama.cpp error: {message}")
@@ -118,7 +114,7 @@ class LocalModel:
                 },
             )
         except (KeyError, IndexError, TypeError, ValueError):
-            raise LLMError(f"{self.name}: malformed result from llama.cpp: {_one_line(result)[:120]}") from None
+            raise LLMError(f"{self.name}: malformed result from llama.cpp: {one_line(result)[:120]}") from None
 
     def close(self) -> None:
         """Stop llama.cpp's loop and free the model (the C++ destructor joins its threads)."""

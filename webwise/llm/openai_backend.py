@@ -17,7 +17,7 @@ from openai.types.chat import ChatCompletion
 from tenacity import Retrying, retry_if_exception, stop_after_attempt
 
 from webwise.errors import ConfigError, ContextOverflow, LLMError
-from webwise.llm.base import ChatReply, ChatRequest
+from webwise.llm.base import ChatReply, ChatRequest, estimate_tokens, one_line
 from webwise.llm.retry import BackoffWait, RetryPolicy, is_retryable
 
 PLACEHOLDER_KEY = "sk-no-key-needed"
@@ -56,17 +56,6 @@ def policy_from_env() -> tuple[float, RetryPolicy]:
         max_backoff=default.max_backoff,
         max_retry_after=_env_number("WEBWISE_LLM_MAX_WAIT", default.max_retry_after),
     )
-
-
-def one_line(text: object, limit: int = 300) -> str:
-    """Collapse whitespace and cut, so an error never spills a server's HTML page into the trace."""
-    flat = " ".join(str(text).split())
-    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
-
-
-def estimate_tokens(text: str) -> int:
-    """Rough count for servers that omit ``usage``: about four characters per token."""
-    return (len(text) + 3) // 4
 
 
 def _status_message(exc: openai.APIStatusError) -> str:

@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 
 from webwise.errors import ConfigError, RepliesExhausted
-from webwise.llm.base import ChatReply, ChatRequest
+from webwise.llm.base import ChatReply, ChatRequest, estimate_tokens
 
 
 def load_replies(path: Path) -> dict[str, list[str]]:
@@ -53,8 +53,8 @@ class ReplayModel:
                 f"call {request.call_index + 1} has none"
             )
         text = replies[request.call_index]
-        prompt_chars = sum(len(m["content"]) for m in request.messages)
-        return ChatReply(text=text, prompt_tokens=prompt_chars // 4, completion_tokens=len(text) // 4)
+        prompt = "".join(m["content"] for m in request.messages)
+        return ChatReply(text=text, prompt_tokens=estimate_tokens(prompt), completion_tokens=estimate_tokens(text))
 
     def close(self) -> None:
         """Nothing to release."""
