@@ -60,3 +60,23 @@ def test_messages_put_the_fixed_part_first() -> None:
     second = build_messages("webwise", task_message("webwise", "Click Open", FILTERED))
     assert [m["role"] for m in first] == ["system", "user"]
     assert first[0] == second[0] and first[1] != second[1]
+
+
+def test_fixed_demonstration_is_a_valid_program_that_hits_its_own_page() -> None:
+    """The demo in every system prompt must survive extraction and aim at real elements,
+    or the model would learn a call shape that never works."""
+    import ast
+
+    from webwise.extraction import extract_program
+    from webwise.matching import find_target
+    from webwise.prompts import _DEMO_PAGE, _DEMO_PROGRAM
+
+    text = system_message("filtered-dom")
+    assert f"```python\n{_DEMO_PROGRAM}\n```" in text
+    assert extract_program(f"```python\n{_DEMO_PROGRAM}\n```") == _DEMO_PROGRAM
+    elements = [{**element, "deep_text": element["text"], "parent": None} for element in _DEMO_PAGE]
+    clicks = [call for call in ast.walk(ast.parse(_DEMO_PROGRAM))
+              if isinstance(call, ast.Call) and getattr(call.func, "id", "") == "click"]
+    targets = [find_target(elements, *(arg.value for arg in call.args))["ref"] for call in clicks]
+    assert targets == [5, 7, 9]
+    assert "Page:" not in system_message("instruction-only").split("How a program reads")[1]

@@ -130,3 +130,30 @@ def test_bare_python_errors_get_a_hint(tmp_path: Path) -> None:
     assert first.error == "StopIteration: next() found no element of observation that matches"
     assert second.error.endswith("(a value is None: often a re.search that found no match)")
     assert "next() found no element" in second.prompt[1]["content"]
+
+
+def test_a_program_that_failed_in_an_earlier_trial_is_not_sent_to_that_page_again(tmp_path: Path) -> None:
+    seed, target, wrong = _seed_with_two_buttons()
+    wrong_program = f"```python\nclick('button', {wrong!r})\n```"
+    right = f"```python\n{TARGET}click('button', target)\n```"
+    replies = [wrong_program, "no idea", wrong_program, right]
+    with session(tmp_path, {"click-button": replies}, max_steps=2, trials=2) as s:
+        episode = s.run("click-button", seed, "webwise", "none")
+    assert episode.success and not episode.success_first_trial
+    retry = next(step for step in episode.trace if step.trial == 1)
+    assert retry.repeats == 1 and retry.program.endswith("click('button', target)")
+    assert f"An earlier attempt ran this program on this same page:\n```python\nclick('button', {wrong!r})" in \
+        retry.prompt[1]["content"]
+    clicks = [a["target_text"] for step in episode.trace for a in step.actions]
+    assert clicks == [wrong, target]
+
+
+def test_a_correction_that_already_failed_at_its_step_is_replaced_by_a_fresh_ask(tmp_path: Path) -> None:
+    same = "Step: 2\nWhy: unsure.\n" + WRONG_TYPE
+    solve = f"```python\n{TARGET}enter_text(target)\nclick('button', 'Submit')\n```"
+    with session(tmp_path, {"enter-text": [STEP1, WRONG_TYPE, same, solve]}, max_steps=3, trials=2) as s:
+        episode = s.run("enter-text", 2, "webwise", "none")
+    assert episode.success and episode.llm_calls == 4
+    trial2 = [step for step in episode.trace if step.trial == 1]
+    assert [step.source for step in trial2] == ["replay", "model"]
+    assert "An earlier attempt ran this program on this same page" in trial2[1].prompt[1]["content"]

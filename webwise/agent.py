@@ -25,7 +25,7 @@ from webwise.episode import Episode, Step, Trial
 from webwise.errors import ConfigError, ContextOverflow, LLMError
 from webwise.extraction import ExtractionError, extract_program
 from webwise.llm.base import ChatModel, ChatReply, ChatRequest
-from webwise.reflection import Correction, FailureMemory, parse_reflection, reflection_messages
+from webwise.reflection import Correction, FailureMemory, normal, parse_reflection, reflection_messages
 from webwise.prompts import METHODS, ExampleStep, PastStep, PromptExample, build_messages, task_message
 
 EXAMPLE_MODES: tuple[str, ...] = ("manual", "auto", "none")
@@ -132,22 +132,24 @@ class Agent:
             steps.append(step)
             if index == 0 and trial.trial == 0:
                 step.note = note
-            if index < len(planned):
+            if index < len(planned) and not memory.tried_here(executor.page_key, planned[index] or ""):
                 step.program = planned[index]
                 step.source = "correction" if index == len(planned) - 1 else "replay"
-            elif not self._ask_fresh(episode, step, shown, history, executor.page_key, ran):
+            elif not self._ask_fresh(episode, step, shown, history, executor.page_key, ran, memory):
                 trial.ending = step.status or "exception"
                 break
             if step.status == "cycle":  # the model kept repeating a program already run here
                 trial.ending = "cycle"
                 break
             before = (executor.page_key, executor.focus_ref)
-            ran.add((executor.page_key, _normal(step.program)))
+            ran.add((executor.page_key, normal(step.program)))
             observation = self._execute(step, executor, episode.utterance)
             self._screenshot(episode, step)
             step.status = classify(step, executor.outcome, before, (executor.page_key, executor.focus_ref), seen)
             step.feedback = feedback(step, executor.outcome)
             seen.append(executor.page_key)
+            if step.status not in ("progress", "solved") and step.program is not None:
+                memory.remember_program(before[0], step.program, step.feedback)
             if step.status in ENDING_STATUSES:
                 trial.ending = step.status
                 break
@@ -168,19 +170,23 @@ class Agent:
         return shown, note
 
     def _ask_fresh(self, episode: Episode, step: Step, shown: list[PromptExample], history: list[PastStep],
-                   page: str, ran: set[tuple[str, str]]) -> bool:
+                   page: str, ran: set[tuple[str, str]], memory: FailureMemory) -> bool:
         """Ask for a program not already run on this page; re-ask warmer a few times if it is.
 
-        False when the model cannot be asked (the episode's error says why). A program
-        still repeated after the re-asks is not run: the step's status becomes "cycle".
+        Programs that failed on this page in earlier trials are shown in the prompt and
+        count as already run. False when the model cannot be asked (the episode's error
+        says why). A program still repeated after the re-asks is not run: the step's
+        status becomes "cycle".
         """
-        user = task_message(episode.method, episode.utterance, step.observation, shown, history)
+        failed_here = [PastStep(program, result) for program, result in memory.tried.get(page, ())]
+        user = task_message(episode.method, episode.utterance, step.observation, shown, history, failed_here)
         temperature = self.settings.temperature
         for attempt in range(1 + self.settings.repeat_asks):
             step.prompt = build_messages(episode.method, user)
             if not self._ask(episode, step, temperature):
                 return False
-            if step.program is None or (page, _normal(step.program)) not in ran:
+            if step.program is None or not ((page, normal(step.program)) in ran
+                                            or memory.tried_here(page, step.program)):
                 return True
             step.repeats += 1
             user += ("\n\nYou already ran exactly this program on this page and it did not complete the task:"
@@ -264,10 +270,6 @@ class Agent:
                             f"-t{step.trial}-step{step.index}.png")
         path.write_bytes(self.env.screenshot_png())
         step.screenshot = path.name
-
-
-def _normal(program: str | None) -> str:
-    return " ".join((program or "").split())
 
 
 class ActionHandler:

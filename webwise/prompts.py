@@ -33,7 +33,27 @@ _RULES = """Rules:
   ...), then call enter_text. Clicking a label or text does not focus anything.
 - Each action returns the new observation and also updates the variable observation."""
 
-_PAGE_FORMAT = """The page is shown one element per line: [ref] tag "text" #id .classes value flags."""
+_PAGE_FORMAT = """The page is shown one element per line: [ref] tag "text" #id .classes value flags.
+These lines are not Python: your program names elements by tag and text (or id)."""
+
+#: A worked demonstration of the API on an invented page, part of the fixed prompt for
+#: every task (k counts the task examples shown on top of it). Without it a small model
+#: zero-shot writes the observation out as a literal instead of acting, and aims
+#: click('input_text', ...) at the text it wants to type rather than at the input's id.
+_DEMO_INSTRUCTION = 'Set the city to "Oslo", tick Express and press Save.'
+_DEMO_PAGE: tuple[Element, ...] = (
+    {"ref": 3, "tag": "h2", "text": "Delivery", "id": "", "classes": "", "value": ""},
+    {"ref": 4, "tag": "label", "text": "City", "id": "", "classes": "", "value": ""},
+    {"ref": 5, "tag": "input_text", "text": "", "id": "city", "classes": "", "value": ""},
+    {"ref": 6, "tag": "input_checkbox", "text": "", "id": "opt-1", "classes": "", "value": False},
+    {"ref": 7, "tag": "label", "text": "Express", "id": "", "classes": "", "value": ""},
+    {"ref": 8, "tag": "button", "text": "Cancel", "id": "", "classes": "", "value": ""},
+    {"ref": 9, "tag": "button", "text": "Save", "id": "", "classes": "", "value": ""},
+)
+_DEMO_PROGRAM = """click('input_text', 'city')  # an input has no text: name it by its id
+enter_text('Oslo')  # a value, copied exactly from the task
+click('label', 'Express')  # a checkbox or radio button: click its label
+click('button', 'Save')  # anything else: its tag and its text"""
 
 _STEPWISE = """You work step by step. After your program runs you see the page again and write
 the next program. When one program cannot finish the task (content appears only after a
@@ -50,8 +70,15 @@ def system_message(method: str) -> str:
     api = api_stubs.render_api()
     parts = [_ROLE, api, _RULES]
     parts.append(_NO_PAGE if method == "instruction-only" else _PAGE_FORMAT)
+    parts.append(_demonstration(method))
     parts.append(_STEPWISE if method == "webwise" else _SINGLE)
     return "\n\n".join(parts)
+
+
+def _demonstration(method: str) -> str:
+    page = "" if method == "instruction-only" else f"Page:\n{render(_DEMO_PAGE)}\n"
+    return (f"How a program reads the page (an invented one):\nTask: {_DEMO_INSTRUCTION}\n"
+            f"{page}Program:\n```python\n{_DEMO_PROGRAM}\n```")
 
 
 @dataclass(frozen=True)
@@ -83,8 +110,12 @@ def task_message(
     page: Sequence[Element],
     examples: Sequence[PromptExample] = (),
     history: Sequence[PastStep] = (),
+    failed_here: Sequence[PastStep] = (),
 ) -> str:
-    """The per-call user message: examples, the task, the current page, earlier steps."""
+    """The per-call user message: examples, the task, the current page, earlier steps.
+
+    ``failed_here`` are programs that earlier trials ran on this very page without success.
+    """
     parts = [_render_example(example, method) for example in examples]
     parts.append(f"Task: {instruction}")
     if method != "instruction-only":
@@ -92,6 +123,9 @@ def task_message(
     for number, past in enumerate(history, 1):
         code = f"```python\n{past.program}\n```" if past.program else "(no usable program)"
         parts.append(f"Step {number} program:\n{code}\nResult: {past.result}")
+    for past in failed_here:
+        parts.append(f"An earlier attempt ran this program on this same page:\n```python\n{past.program}\n```\n"
+                     f"Result: {past.result}\nIt did not work: do something different.")
     ask = "Write the program for the next step." if history else "Write the program."
     parts.append(ask)
     return "\n\n".join(parts)

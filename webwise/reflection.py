@@ -75,9 +75,26 @@ def parse_reflection(reply: str, steps: Sequence[Step]) -> Correction | None:
 
 @dataclass
 class FailureMemory:
-    """Per step index, the texts of click targets that belonged to a wrong step."""
+    """What earlier trials of an episode learned, for the trials after them.
+
+    ``failed`` holds, per step index, the texts of click targets that belonged to a wrong
+    step. ``tried`` holds, per page state, the programs that did not work there (they
+    raised, changed nothing, went in circles or failed the task): at temperature 0 a small
+    model sends them again on the same page, so the next prompt shows them and the agent
+    refuses to run them twice.
+    """
 
     failed: dict[int, set[str]] = field(default_factory=dict)
+    tried: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+
+    def remember_program(self, page: str, program: str, result: str) -> None:
+        """Remember that ``program`` did not work on ``page``, with what it did there."""
+        if not self.tried_here(page, program):
+            self.tried.setdefault(page, []).append((program, result))
+
+    def tried_here(self, page: str, program: str) -> bool:
+        """Whether ``program`` (whitespace aside) already failed on ``page`` in an earlier trial."""
+        return any(normal(earlier) == normal(program) for earlier, _ in self.tried.get(page, ()))
 
     def remember(self, index: int, step: Step) -> None:
         """Remember the clicks of the wrong step at ``index`` and forget every later step."""
@@ -92,3 +109,8 @@ class FailureMemory:
         if not failed:
             return observation
         return [{**e, "failed_before": True} if e["text"] in failed else e for e in observation]
+
+
+def normal(program: str | None) -> str:
+    """A program with its whitespace collapsed: two programs that differ only in layout are one."""
+    return " ".join((program or "").split())
