@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import ast
+
 import api_stubs
 from webwise.dom import filtered_summary, flatten, whole_dom
-from webwise.prompts import METHODS, ExampleStep, PastStep, PromptExample, build_messages, system_message, task_message
+from webwise.extraction import extract_program
+from webwise.matching import find_target
+from webwise.prompts import (_DEMO_PAGE, _DEMO_PROGRAM, METHODS, ExampleStep, PastStep, PromptExample, build_messages,
+                             system_message, task_message)
 
 TREE = {"ref": 1, "tag": "BODY", "children": [
     {"ref": 2, "tag": "DIV", "id": "query", "text": "Click Save", "children": []},
@@ -65,12 +70,6 @@ def test_messages_put_the_fixed_part_first() -> None:
 def test_fixed_demonstration_is_a_valid_program_that_hits_its_own_page() -> None:
     """The demo in every system prompt must survive extraction and aim at real elements,
     or the model would learn a call shape that never works."""
-    import ast
-
-    from webwise.extraction import extract_program
-    from webwise.matching import find_target
-    from webwise.prompts import _DEMO_PAGE, _DEMO_PROGRAM
-
     text = system_message("filtered-dom")
     assert f"```python\n{_DEMO_PROGRAM}\n```" in text
     assert extract_program(f"```python\n{_DEMO_PROGRAM}\n```") == _DEMO_PROGRAM

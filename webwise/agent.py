@@ -173,8 +173,8 @@ class Agent:
                    page: str, ran: set[tuple[str, str]], memory: FailureMemory) -> bool:
         """Ask for a program not already run on this page; re-ask warmer a few times if it is.
 
-        Programs that failed on this page in earlier trials are shown in the prompt and
-        count as already run. False when the model cannot be asked (the episode's error
+        Programs that failed on this page earlier in the episode (this trial or an earlier
+        one) are shown in the prompt and count as already run. False when the model cannot be asked (the episode's error
         says why). A program still repeated after the re-asks is not run: the step's
         status becomes "cycle".
         """

@@ -114,7 +114,7 @@ def task_message(
 ) -> str:
     """The per-call user message: examples, the task, the current page, earlier steps.
 
-    ``failed_here`` are programs that earlier trials ran on this very page without success.
+    ``failed_here`` are programs that already ran on this very page without success.
     """
     parts = [_render_example(example, method) for example in examples]
     parts.append(f"Task: {instruction}")

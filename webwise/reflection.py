@@ -75,13 +75,14 @@ def parse_reflection(reply: str, steps: Sequence[Step]) -> Correction | None:
 
 @dataclass
 class FailureMemory:
-    """What earlier trials of an episode learned, for the trials after them.
+    """What an episode learned from failure, kept across its trials.
 
     ``failed`` holds, per step index, the texts of click targets that belonged to a wrong
-    step. ``tried`` holds, per page state, the programs that did not work there (they
-    raised, changed nothing, went in circles or failed the task): at temperature 0 a small
-    model sends them again on the same page, so the next prompt shows them and the agent
-    refuses to run them twice.
+    step (set by reflection between trials). ``tried`` holds, per page state, the programs
+    that did not work there (they raised, changed nothing, went in circles or failed the
+    task), recorded as soon as they ran: at temperature 0 a small model sends them again on
+    the same page, so every later prompt on that page, in this trial or the next, shows
+    them and the agent refuses to run them twice.
     """
 
     failed: dict[int, set[str]] = field(default_factory=dict)
@@ -93,7 +94,7 @@ class FailureMemory:
             self.tried.setdefault(page, []).append((program, result))
 
     def tried_here(self, page: str, program: str) -> bool:
-        """Whether ``program`` (whitespace aside) already failed on ``page`` in an earlier trial."""
+        """Whether ``program`` (whitespace aside) already failed on ``page`` in this episode."""
         return any(normal(earlier) == normal(program) for earlier, _ in self.tried.get(page, ()))
 
     def remember(self, index: int, step: Step) -> None:
