@@ -8,7 +8,7 @@ import api_stubs
 from webwise.dom import filtered_summary, flatten, whole_dom
 from webwise.extraction import extract_program
 from webwise.matching import find_target
-from webwise.prompts import (_DEMO_PAGE, _DEMO_PROGRAM, METHODS, ExampleStep, PastStep, PromptExample, build_messages,
+from webwise.prompts import (_DEMO_INSTRUCTION, _DEMO_PAGE, _DEMO_PROGRAM, METHODS, ExampleStep, PastStep, PromptExample, build_messages,
                              system_message, task_message)
 
 TREE = {"ref": 1, "tag": "BODY", "children": [
@@ -79,3 +79,11 @@ def test_fixed_demonstration_is_a_valid_program_that_hits_its_own_page() -> None
     targets = [find_target(elements, *(arg.value for arg in call.args))["ref"] for call in clicks]
     assert targets == [5, 7, 9]
     assert "Page:" not in system_message("instruction-only").split("How a program reads")[1]
+
+
+def test_without_the_demonstration_the_system_message_only_loses_it() -> None:
+    for method in METHODS:
+        full, bare = system_message(method), system_message(method, demonstrate=False)
+        assert "How a program reads" in full and "How a program reads" not in bare
+        assert _DEMO_INSTRUCTION in full and _DEMO_INSTRUCTION not in bare
+        assert bare.split("\n\n")[-1] == full.split("\n\n")[-1]  # the method's closing rule stays

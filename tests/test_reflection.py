@@ -157,3 +157,15 @@ def test_a_correction_that_already_failed_at_its_step_is_replaced_by_a_fresh_ask
     trial2 = [step for step in episode.trace if step.trial == 1]
     assert [step.source for step in trial2] == ["replay", "model"]
     assert "An earlier attempt ran this program on this same page" in trial2[1].prompt[1]["content"]
+
+
+@pytest.mark.parametrize("examples, demonstrated", [("none", True), ("manual", False)])
+def test_the_demonstration_stands_in_for_missing_examples(tmp_path: Path, examples: str, demonstrated: bool) -> None:
+    """Next to the task's own example the demonstration only competes with it (k=1 lost 4 points)."""
+    with session(tmp_path, {"enter-text": [STEP1, WRONG_TYPE, REFLECTION]}, max_steps=4, trials=2) as s:
+        episode = s.run("enter-text", 2, "webwise", examples)
+    step_prompts = [step.prompt[0]["content"] for step in episode.trace if step.prompt]
+    reflection_prompt = episode.trials[0].reflection["prompt"][0]["content"]
+    assert len(step_prompts) == 2 and ("Example (an invented page)" in episode.trace[0].prompt[1]["content"]) != demonstrated
+    for system in [*step_prompts, reflection_prompt]:
+        assert ("How a program reads the page" in system) == demonstrated

@@ -109,7 +109,7 @@ class Agent:
                 episode.success_first_trial = outcome.success
             last = outcome.success or number + 1 == self.settings.trials or episode.error is not None
             if not last:
-                correction = self._reflect(episode, trial, steps, memory)
+                correction = self._reflect(episode, trial, steps, memory, demonstrate=not shown)
             trial.llm_calls = episode.llm_calls - calls_before
             if last:
                 break
@@ -182,7 +182,7 @@ class Agent:
         user = task_message(episode.method, episode.utterance, step.observation, shown, history, failed_here)
         temperature = self.settings.temperature
         for attempt in range(1 + self.settings.repeat_asks):
-            step.prompt = build_messages(episode.method, user)
+            step.prompt = build_messages(episode.method, user, demonstrate=not shown)
             if not self._ask(episode, step, temperature):
                 return False
             if step.program is None or not ((page, normal(step.program)) in ran
@@ -229,9 +229,11 @@ class Agent:
         episode.completion_tokens += reply.completion_tokens
         return reply
 
-    def _reflect(self, episode: Episode, trial: Trial, steps: list[Step], memory: FailureMemory) -> Correction | None:
+    def _reflect(self, episode: Episode, trial: Trial, steps: list[Step], memory: FailureMemory,
+                 demonstrate: bool) -> Correction | None:
         """Ask which step went wrong first; remember its click targets as failed there."""
-        messages = reflection_messages(episode.method, episode.utterance, steps, trial.ending)
+        messages = reflection_messages(episode.method, episode.utterance, steps, trial.ending,
+                                       demonstrate=demonstrate)
         request = ChatRequest(messages, temperature=self.settings.temperature, max_tokens=self.settings.max_tokens,
                               stop=STOP, task=episode.task, call_index=episode.llm_calls)
         reply = self._complete(episode, request)

@@ -43,8 +43,10 @@ class Correction:
     why: str = ""
 
 
-def reflection_messages(method: str, instruction: str, steps: Sequence[Step], ending: str) -> list[Message]:
-    """The reflection prompt: the method's fixed system part plus the review instructions."""
+def reflection_messages(method: str, instruction: str, steps: Sequence[Step], ending: str,
+                        *, demonstrate: bool = True) -> list[Message]:
+    """The reflection prompt: the method's fixed system part (as the trial's steps had it)
+    plus the review instructions."""
     parts = [f"Task: {instruction}"]
     for number, step in enumerate(steps, 1):
         if method != "instruction-only":
@@ -53,7 +55,7 @@ def reflection_messages(method: str, instruction: str, steps: Sequence[Step], en
         parts.append(f"Step {number} program:\n{code}\nStep {number} outcome: {step.feedback}")
     parts.append(f"The attempt ended: {ending}. Which step was wrong first, and what should it have run?")
     return [
-        {"role": "system", "content": system_message(method) + "\n\n" + _INSTRUCTIONS},
+        {"role": "system", "content": system_message(method, demonstrate=demonstrate) + "\n\n" + _INSTRUCTIONS},
         {"role": "user", "content": "\n\n".join(parts)},
     ]
 
