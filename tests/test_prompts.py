@@ -8,8 +8,8 @@ import api_stubs
 from webwise.dom import filtered_summary, flatten, whole_dom
 from webwise.extraction import extract_program
 from webwise.matching import find_target
-from webwise.prompts import (_DEMO_INSTRUCTION, _DEMO_PAGE, _DEMO_PROGRAM, METHODS, ExampleStep, PastStep, PromptExample, build_messages,
-                             system_message, task_message)
+from webwise.prompts import (_DEMO_INSTRUCTION, _DEMO_PAGE, _DEMO_PROGRAM, METHODS, ExampleStep, PastStep,
+                             PromptExample, build_messages, system_message, task_message)
 
 TREE = {"ref": 1, "tag": "BODY", "children": [
     {"ref": 2, "tag": "DIV", "id": "query", "text": "Click Save", "children": []},

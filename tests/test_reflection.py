@@ -161,11 +161,12 @@ def test_a_correction_that_already_failed_at_its_step_is_replaced_by_a_fresh_ask
 
 @pytest.mark.parametrize("examples, demonstrated", [("none", True), ("manual", False)])
 def test_the_demonstration_stands_in_for_missing_examples(tmp_path: Path, examples: str, demonstrated: bool) -> None:
-    """Next to the task's own example the demonstration only competes with it (k=1 lost 4 points)."""
+    """Next to the task's own example the demonstration only competes with it (k=1: 0.74 with it, 0.80 without)."""
     with session(tmp_path, {"enter-text": [STEP1, WRONG_TYPE, REFLECTION]}, max_steps=4, trials=2) as s:
         episode = s.run("enter-text", 2, "webwise", examples)
     step_prompts = [step.prompt[0]["content"] for step in episode.trace if step.prompt]
     reflection_prompt = episode.trials[0].reflection["prompt"][0]["content"]
-    assert len(step_prompts) == 2 and ("Example (an invented page)" in episode.trace[0].prompt[1]["content"]) != demonstrated
+    assert len(step_prompts) == 2
+    assert ("Example (an invented page)" in episode.trace[0].prompt[1]["content"]) != demonstrated
     for system in [*step_prompts, reflection_prompt]:
         assert ("How a program reads the page" in system) == demonstrated

@@ -174,9 +174,9 @@ class Agent:
         """Ask for a program not already run on this page; re-ask warmer a few times if it is.
 
         Programs that failed on this page earlier in the episode (this trial or an earlier
-        one) are shown in the prompt and count as already run. False when the model cannot be asked (the episode's error
-        says why). A program still repeated after the re-asks is not run: the step's
-        status becomes "cycle".
+        one) are shown in the prompt and count as already run. False when the model cannot
+        be asked (the episode's error says why). A program still repeated after the re-asks
+        is not run: the step's status becomes "cycle".
         """
         failed_here = [PastStep(program, result) for program, result in memory.tried.get(page, ())]
         user = task_message(episode.method, episode.utterance, step.observation, shown, history, failed_here)
