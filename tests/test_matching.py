@@ -61,6 +61,37 @@ def test_no_match_names_closest_candidates() -> None:
     assert "\n" not in message
 
 
+@pytest.mark.parametrize(
+    ("tag", "text", "ref", "written"),
+    [
+        ("a", "#next", 6, "an id with its '#'"),
+        ("input_text", "user focused", 11, "an id followed by a flag"),
+        ("span", "choice.primary", 7, "classes run together with dots"),
+        ("button", "choice .primary", 7, "an id-or-class word and a class; the tag given is wrong"),
+        ("span", '[7] span "Okay" .choice.primary', 7, "the whole summary line"),
+        ("circle", "#(1,2) .plot-point", 10, "an SVG id and class"),
+        ("button", "[9]", 9, "the ref alone"),
+    ],
+)
+def test_text_in_summary_notation_names_the_element_it_describes(tag: str, text: str, ref: int, written: str) -> None:
+    assert find_target(ELEMENTS, tag, text)["ref"] == ref, written
+
+
+@pytest.mark.parametrize("text", ["#nowhere", "next .missing-class", "[99]", "focused", "user .primary"])
+def test_notation_that_fits_no_element_still_raises(text: str) -> None:
+    with pytest.raises(NoMatch):
+        find_target(ELEMENTS, "a", text)
+
+
+def test_the_contract_rules_win_over_notation() -> None:
+    """A text that the five rules match is never read as notation (here: an exact text)."""
+    tree = {"ref": 1, "tag": "BODY", "children": [
+        {"ref": 2, "tag": "DIV", "id": "next", "children": []},
+        {"ref": 3, "tag": "DIV", "text": "#next", "children": []},
+    ]}
+    assert find_target(flatten(tree), "div", "#next")["ref"] == 3
+
+
 def test_flatten_keeps_document_order_and_parents() -> None:
     assert [e["ref"] for e in ELEMENTS] == [2, 3, 4, 5, -1, 6, 7, 8, 9, 10, 11]
     label, text = ELEMENTS[2], ELEMENTS[4]

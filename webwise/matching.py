@@ -1,14 +1,23 @@
-"""Which element ``click(tag, text)`` means: the five rules of program API v1.
+"""Which element ``click(tag, text)`` means: the five rules of program API v1, then one more.
 
 Pure functions over flattened elements (see :func:`webwise.dom.flatten`), so the rules
 are testable without a browser. The first rule that matches wins; within a rule, the
 first element in document order.
+
+The sixth rule is ours and only runs when the contract's five found nothing: small models
+copy the rest of the element's summary line into ``text`` (``click('button', 'subbtn
+.secondary-action')``, ``click('input_text', 'tt focused')``, ``click('div', '#tabs-1')``),
+a third of the embedded 0.5B's failed actions at k=0. Such a ``text`` is read in the
+summary's own notation (:func:`webwise.dom.render`) and names the element it describes.
 """
 
 from __future__ import annotations
 
 import difflib
+from dataclasses import dataclass
 from typing import Callable, Sequence
+
+import regex
 
 from webwise.dom import Element, collapse
 
@@ -38,6 +47,56 @@ def _rules(tag: str, text: str) -> list[Callable[[Element], bool]]:
     ]
 
 
+#: One part of a summary line: ``[ref]``, ``"text"``, ``#id``, ``.a.b`` classes, ``value=...``, a word.
+_PART = regex.compile(r'\[(\d+)\]|"([^"]*)"|#(\S+)|\.(\S+)|value=("[^"]*"|\S*)|(\S+)')
+#: Words the summary adds after an element's name: state, not identity.
+_FLAGS = frozenset({"clicked", "modified", "focused", "checked", "unchecked", "failed_before"})
+
+
+@dataclass(frozen=True)
+class Described:
+    """What a ``text`` written as (part of) a summary line says about its element."""
+
+    ref: int | None = None
+    text: str | None = None
+    names: tuple[str, ...] = ()  # bare words: each the element's id or one of its classes
+    classes: tuple[str, ...] = ()
+
+    def fits(self, element: Element) -> bool:
+        classes = element["classes"].split()
+        return ((self.ref is None or element["ref"] == self.ref)
+                and (self.text is None or element["deep_text"] == self.text)
+                and all(name == element["id"] or name in classes for name in self.names)
+                and all(name in classes for name in self.classes))
+
+
+def described(text: str, tag: str = "") -> Described | None:
+    """Read ``text`` as summary notation; None when it names nothing that way.
+
+    Flags and ``value=`` are dropped (they describe state), and so is a copy of ``tag``
+    (the line starts with it). Any other bare word is an id or a class, and one with dots
+    inside is a run of classes, as models write them.
+    """
+    ref, quoted, names, classes = None, None, [], []
+    for match in _PART.finditer(text):
+        number, words, ident, dotted, _value, word = match.groups()
+        if number is not None:
+            ref = int(number)
+        elif words is not None:
+            quoted = collapse(words)
+        elif ident is not None:
+            names.append(ident)
+        elif dotted is not None:
+            classes.extend(part for part in dotted.split(".") if part)
+        elif word is not None and word not in _FLAGS and word != tag:
+            head, *rest = word.split(".")
+            names.extend([head] if head else [])
+            classes.extend(part for part in rest if part)
+    if ref is None and quoted is None and not names and not classes:
+        return None
+    return Described(ref, quoted, tuple(names), tuple(classes))
+
+
 def find_target(elements: Sequence[Element], tag: str, text: str) -> Element:
     """The element ``click(tag, text)`` acts on, or :class:`NoMatch`."""
     text = collapse(str(text))
@@ -50,6 +109,11 @@ def find_target(elements: Sequence[Element], tag: str, text: str) -> Element:
             matches = [element for element in elements if rule(element)]
             if matches:
                 return _innermost(matches, elements)
+        description = described(text, str(tag).strip())
+        if description is not None:
+            matches = [element for element in elements if description.fits(element)]
+            if matches:
+                return next((e for e in matches if tag_matches(e, str(tag))), matches[0])
     raise NoMatch(f"no {tag!r} element with text {text!r}; closest: {closest(elements, tag, text)}")
 
 
