@@ -98,3 +98,19 @@ def test_flatten_keeps_document_order_and_parents() -> None:
     assert label["text"] == "" and label["deep_text"] == "HF2"
     assert text["parent"] == 4 and text["tag"] == "t"
     assert ELEMENTS[9]["id"] == "(1,2)" and ELEMENTS[9]["classes"] == "plot-point"
+
+
+def test_a_field_kind_the_page_has_once_is_that_field_whatever_the_text() -> None:
+    assert find_target(ELEMENTS, "input_text", "alice")["ref"] == 11
+
+
+def test_a_field_kind_the_page_has_twice_still_needs_a_name() -> None:
+    tree = {"ref": 1, "tag": "BODY", "children": [
+        {"ref": 2, "tag": "INPUT_password", "id": "password", "value": "", "children": []},
+        {"ref": 3, "tag": "INPUT_password", "id": "verify", "value": "", "children": []},
+        {"ref": 4, "tag": "BUTTON", "text": "Submit", "children": []},
+    ]}
+    elements = flatten(tree)
+    with pytest.raises(NoMatch):
+        find_target(elements, "input_password", "yA")
+    assert find_target(elements, "input_password", "verify")["ref"] == 3
