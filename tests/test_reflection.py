@@ -10,6 +10,8 @@ import pytest
 
 from webwise import Session, Settings
 from webwise.environment import MiniWoBEnv
+from webwise.episode import Step
+from webwise.reflection import parse_reflection
 
 TARGET = "import re\ntarget = re.search(r'\"(.*)\"', task).group(1)\n"
 STEP1 = "```python\nclick('input_text', '')\n```"
@@ -48,11 +50,16 @@ def test_reflection_prompt_is_built_from_the_trace(tmp_path: Path) -> None:
     assert "def click(tag: str, text: str)" in system["content"]
     content = user["content"]
     assert content.startswith(f"Task: {episode.utterance}")
-    assert content.index("Step 1 page:") < content.index("Step 1 program:") < content.index("Step 2 page:")
-    assert "Step 1 outcome: ran click('input_text', ''); the page changed; the task is not complete yet" in content
-    assert "Step 2 outcome: ran enter_text('wrong'); click('button', 'Submit'); the page ended the task as failed" in content
-    assert "input_text" in content.split("Step 2 page:")[1] and "focused" in content.split("Step 2 page:")[1]
-    assert content.endswith("The attempt ended: failed. Which step was wrong first, and what should it have run?")
+    assert (content.index("--- step 1: the page ---") < content.index("--- step 1: the program ---")
+            < content.index("--- step 2: the page ---"))
+    assert ("--- step 1: what happened ---\nran click('input_text', ''); the page changed; the task is not complete yet"
+            in content)
+    assert "ran enter_text('wrong'); click('button', 'Submit'); the page ended the task as failed" in content
+    page2 = content.split("--- step 2: the page ---")[1]
+    assert "input_text" in page2 and "focused" in page2
+    assert content.endswith("The attempt ended: failed. Answer in exactly this form and nothing else:\n"
+                            "Step: <the number of the earliest wrong step>\nWhy: <one short sentence>\n"
+                            "```python\n<the program that step should have run>\n```")
 
 
 def _seed_with_two_buttons() -> tuple[int, str, str]:
@@ -170,3 +177,30 @@ def test_the_demonstration_stands_in_for_missing_examples(tmp_path: Path, exampl
     assert ("Example (an invented page)" in episode.trace[0].prompt[1]["content"]) != demonstrated
     for system in [*step_prompts, reflection_prompt]:
         assert ("How a program reads the page" in system) == demonstrated
+
+
+@pytest.mark.parametrize("reply, step", [
+    ("Step: 2\nWhy: wrong word.\n```python\nenter_text('right')\n```", 2),
+    ("**Step:** 1\n**Why:** no focus.\n```python\nclick('input_text', '')\n```", 1),
+    ("--- step 1: the program ---\n```python\nclick('input_text', '')\n```\n--- step 1: what happened ---\nran", None),
+    ("Step: 2\nWhy: it typed the wrong word.", 2),
+    ("The program did not work.", None),
+])
+def test_only_an_answer_in_the_form_names_a_step(reply: str, step: int | None) -> None:
+    """A small model that echoes the trace back names no step, however many "step 1"s it repeats."""
+    steps = [Step(index=0, trial=0, prompt=[], program="click('input_text', '')"),
+             Step(index=1, trial=0, prompt=[], program="enter_text('wrong')")]
+    correction = parse_reflection(reply, steps)
+    assert (correction.step if correction else None) == step
+
+
+def test_a_step_named_without_a_program_is_replayed_up_to_and_asked_afresh(tmp_path: Path) -> None:
+    solve = f"```python\n{TARGET}enter_text(target)\nclick('button', 'Submit')\n```"
+    named = "Step: 2\nWhy: it typed a word that is not the one asked for."
+    with session(tmp_path, {"enter-text": [STEP1, WRONG_TYPE, named, solve]}, max_steps=3, trials=2) as s:
+        episode = s.run("enter-text", 2, "webwise", "none")
+    assert episode.success and episode.llm_calls == 4
+    assert episode.trials[0].reflection["step"] == 2
+    trial2 = [step for step in episode.trace if step.trial == 1]
+    assert [step.source for step in trial2] == ["replay", "model"]
+    assert trial2[0].prompt == [] and "enter_text('wrong')" in trial2[1].prompt[1]["content"]

@@ -132,8 +132,9 @@ class Agent:
             steps.append(step)
             if index == 0 and trial.trial == 0:
                 step.note = note
-            if index < len(planned) and not memory.tried_here(executor.page_key, planned[index] or ""):
-                step.program = planned[index]
+            fixed = planned[index] if index < len(planned) else None
+            if fixed is not None and not memory.tried_here(executor.page_key, fixed):
+                step.program = fixed
                 step.source = "correction" if index == len(planned) - 1 else "replay"
             elif not self._ask_fresh(episode, step, shown, history, executor.page_key, ran, memory):
                 trial.ending = step.status or "exception"

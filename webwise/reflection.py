@@ -3,9 +3,10 @@
 After a failed trial the model reviews the trial's steps (page, program, outcome), names
 the earliest wrong step and writes the program that step should have run. The next trial
 replays the programs before that step without asking the model, runs the correction at
-it, and plans freely after it. Click targets of wrong steps are remembered per step and
-flagged ``failed_before`` in that step's page, so the model does not pick them again; a
-correction at step N forgets what was learned about later steps, whose pages will differ.
+it (or asks afresh there when the review wrote no program), and plans freely after it.
+Click targets of wrong steps are remembered per step and flagged ``failed_before`` in that
+step's page, so the model does not pick them again; a correction at step N forgets what
+was learned about later steps, whose pages will differ.
 """
 
 from __future__ import annotations
@@ -24,19 +25,27 @@ from webwise.prompts import system_message
 _INSTRUCTIONS = """You are now reviewing an attempt at the task that failed. Each step of the
 attempt ran one program; you see the page before it, the program and what happened. Find the
 earliest step whose program was wrong: the first step that, done differently, leads to success.
-Then write the program that step should have run instead. Reply in exactly this form:
-Step: <number>
+Then write the program that step should have run instead."""
+
+#: The answer's form closes the prompt: small models continue the last pattern they read, and
+#: with the form only in the system part 153 of the 0.5B's 192 reflections echoed the trace.
+_ANSWER = """The attempt ended: {ending}. Answer in exactly this form and nothing else:
+Step: <the number of the earliest wrong step>
 Why: <one short sentence>
 ```python
-<the corrected program for that step>
+<the program that step should have run>
 ```"""
 
-_STEP = regex.compile(r"step\s*(?:number)?\s*[:#]?\s*(\d+)", regex.IGNORECASE)
+#: "Step: 2" at the start of a line; the trace's own "--- step 2 ..." headers do not count.
+_STEP = regex.compile(r"^\W*step\s*(?:number)?\s*[:#=][\s*]*(\d+)", regex.IGNORECASE | regex.MULTILINE)
 
 
 @dataclass(frozen=True)
 class Correction:
-    """What a reflection decided: replay ``programs[:-1]``, then run ``programs[-1]`` as the fix."""
+    """What a reflection decided: replay ``programs[:-1]``, then run ``programs[-1]`` as the fix.
+
+    A ``None`` among them (no program) means: ask the model at that step instead.
+    """
 
     step: int
     programs: tuple[str | None, ...]
@@ -50,10 +59,10 @@ def reflection_messages(method: str, instruction: str, steps: Sequence[Step], en
     parts = [f"Task: {instruction}"]
     for number, step in enumerate(steps, 1):
         if method != "instruction-only":
-            parts.append(f"Step {number} page:\n{render(step.observation) or '(no visible elements)'}")
+            parts.append(f"--- step {number}: the page ---\n{render(step.observation) or '(no visible elements)'}")
         code = f"```python\n{step.program}\n```" if step.program else "(no usable program)"
-        parts.append(f"Step {number} program:\n{code}\nStep {number} outcome: {step.feedback}")
-    parts.append(f"The attempt ended: {ending}. Which step was wrong first, and what should it have run?")
+        parts.append(f"--- step {number}: the program ---\n{code}\n--- step {number}: what happened ---\n{step.feedback}")
+    parts.append(_ANSWER.format(ending=ending))
     return [
         {"role": "system", "content": system_message(method, demonstrate=demonstrate) + "\n\n" + _INSTRUCTIONS},
         {"role": "user", "content": "\n\n".join(parts)},
@@ -61,15 +70,20 @@ def reflection_messages(method: str, instruction: str, steps: Sequence[Step], en
 
 
 def parse_reflection(reply: str, steps: Sequence[Step]) -> Correction | None:
-    """The correction in ``reply``, or None when it names no step or carries no program."""
+    """The correction in ``reply``, or None when it names no step.
+
+    A reply that names the step but carries no usable program still counts: the next
+    trial replays the steps before it and asks the model afresh there (the embedded 0.5B
+    names a step far more often than it writes a program after it).
+    """
     match = _STEP.search(reply)
     if not match or not steps:
         return None
     number = min(max(int(match[1]), 1), len(steps))
     try:
-        program = extract_program(reply)
+        program: str | None = extract_program(reply)
     except ExtractionError:
-        return None
+        program = None
     why = regex.search(r"why\s*:\s*(.+)", reply, regex.IGNORECASE)
     earlier = tuple(step.program for step in steps[: number - 1])
     return Correction(number, earlier + (program,), why[1].strip() if why else "")
