@@ -8,13 +8,15 @@ A run with T trials holds its own T=1 result: the first trial is exactly what a 
 does (same seed, same prompts, temperature 0), so success at trial 1 and the calls of the
 first trial (without the reflection asked after it) are the T=1 numbers, measured in the
 same run. Prints success per group at T=1 and by trial T, the gain in points, and LLM calls
-per episode at T=1 and at T, over all episodes and over the episodes solved at trial 1.
+per episode at T=1 and at T, over all episodes and over the episodes solved at trial 1; then
+what the reviews between trials answered and what won the episodes solved after trial 1.
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +43,32 @@ def line(name: str, records: list[dict[str, Any]]) -> str:
             f"{calls_1:.2f} | {calls_t:.2f} | {ratio:.2f} |")
 
 
+def reviews(records: list[dict[str, Any]]) -> Counter[str]:
+    """How each review between trials answered: a step and a program, a step only, or no step."""
+    counted: Counter[str] = Counter()
+    for record in records:
+        for trial in record["trials"]:
+            review = trial.get("reflection")
+            if review is None:
+                continue
+            if review.get("step") is None:
+                counted["named no step"] += 1
+            else:
+                counted["a step and a program" if "```" in (review.get("reply") or "") else "a step only"] += 1
+    return counted
+
+
+def wins(records: list[dict[str, Any]]) -> Counter[str]:
+    """What solved each episode won after trial 1: the review's correction, or a fresh ask."""
+    counted: Counter[str] = Counter()
+    for record in records:
+        if record["success"] and not record["success_first_trial"]:
+            last = record["trials"][-1]["trial"]
+            sources = {step["source"] for step in record["trace"] if step["trial"] == last}
+            counted["the correction" if "correction" in sources else "a fresh ask"] += 1
+    return counted
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dir", type=Path)
@@ -56,6 +84,12 @@ def main() -> None:
         if members:
             print(line(group, members))
     print(line("all", records))
+    answered = reviews(records)
+    print(f"\nReviews between trials: {sum(answered.values())}; "
+          + ", ".join(f"{kind}: {answered[kind]}" for kind in ("a step and a program", "a step only", "named no step")))
+    won = wins(records)
+    print(f"Episodes solved after trial 1: {sum(won.values())}; "
+          + ", ".join(f"by {kind}: {won[kind]}" for kind in ("the correction", "a fresh ask")))
 
 
 if __name__ == "__main__":
