@@ -102,22 +102,22 @@ def described(text: str, tag: str = "") -> Described | None:
 
 def find_target(elements: Sequence[Element], tag: str, text: str) -> Element:
     """The element ``click(tag, text)`` acts on, or :class:`NoMatch`."""
-    text = collapse(str(text))
+    text, kind = collapse(str(text)), str(tag).strip()
     if not text:
         for element in elements:
-            if tag_matches(element, tag):
+            if tag_matches(element, kind):
                 return element
     else:
-        for rule in _rules(str(tag), text):
+        for rule in _rules(kind, text):
             matches = [element for element in elements if rule(element)]
             if matches:
                 return _innermost(matches, elements)
-        description = described(text, str(tag).strip())
+        description = described(text, kind)
         if description is not None:
             matches = [element for element in elements if description.fits(element)]
             if matches:
-                return next((e for e in matches if tag_matches(e, str(tag))), matches[0])
-        only = _only_field(elements, str(tag).strip().lower())
+                return next((e for e in matches if tag_matches(e, kind)), matches[0])
+        only = _only_field(elements, kind.lower())
         if only is not None:
             return only
     raise NoMatch(f"no {tag!r} element with text {text!r}; closest: {closest(elements, tag, text)}")

@@ -72,8 +72,8 @@ def system_message(method: str, *, demonstrate: bool = True) -> str:
     model write any working program zero-shot (filtered-dom k=0 went from 0.02 to 0.31 with
     the 0.5B), but next to a task's own example it competes with it: the model copies the
     demonstration's literal style over the example's page-reading one (webwise k=1: 0.74 with
-    it, 0.80 without, same seeds). So callers demonstrate only when the prompt carries no example; the text
-    stays fixed within a run either way, which keeps the KV-cache prefix.
+    it, 0.80 without, same seeds). So callers demonstrate only when the prompt carries no
+    example; the text stays fixed within a run either way, which keeps the KV-cache prefix.
     """
     api = api_stubs.render_api()
     parts = [_ROLE, api, _RULES]

@@ -61,7 +61,8 @@ def reflection_messages(method: str, instruction: str, steps: Sequence[Step], en
         if method != "instruction-only":
             parts.append(f"--- step {number}: the page ---\n{render(step.observation) or '(no visible elements)'}")
         code = f"```python\n{step.program}\n```" if step.program else "(no usable program)"
-        parts.append(f"--- step {number}: the program ---\n{code}\n--- step {number}: what happened ---\n{step.feedback}")
+        parts.append(f"--- step {number}: the program ---\n{code}\n"
+                     f"--- step {number}: what happened ---\n{step.feedback}")
     parts.append(_ANSWER.format(ending=ending))
     return [
         {"role": "system", "content": system_message(method, demonstrate=demonstrate) + "\n\n" + _INSTRUCTIONS},
