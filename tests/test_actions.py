@@ -59,6 +59,20 @@ def test_enter_text_without_focus_is_an_error(env: MiniWoBEnv) -> None:
         executor.enter_text("hello")
 
 
+def test_typing_after_clicking_a_caption_names_the_click_that_reaches_its_field(env: MiniWoBEnv) -> None:
+    """login-user's labels are not tied to their fields: clicking one focuses nothing."""
+    executor = start(env, "login-user", 1)
+    executor.click("label", "Password")
+    with pytest.raises(ActionError) as raised:
+        executor.enter_text("secret")
+    advice = "click the field: click('input_password', 'password')"
+    assert str(raised.value) == ("no text input is focused (nothing is); click('label', 'Password') clicked "
+                                 f"the label 'Password', not its field; {advice}")
+    executor.click("input_password", "password")
+    executor.enter_text("secret")
+    assert input_value(env, "#password") == "secret"
+
+
 def test_enter_text_with_newline_presses_enter(env: MiniWoBEnv) -> None:
     executor = start(env, "enter-text", 2)
     word = re.search(r'"(.*)"', env.utterance).group(1)

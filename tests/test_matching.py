@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from webwise.dom import flatten
-from webwise.matching import NoMatch, find_target
+from webwise.matching import NoMatch, captioned_field, find_target, naming_call
 
 # body > [button "Submit", button "submit form", label(checkbox + t "HF2"), a#next "More",
 #         span "Okay", div > button "OK", svg circle #(1,2) .plot-point]
@@ -114,3 +114,41 @@ def test_a_field_kind_the_page_has_twice_still_needs_a_name() -> None:
     with pytest.raises(NoMatch):
         find_target(elements, "input_password", "yA")
     assert find_target(elements, "input_password", "verify")["ref"] == 3
+
+
+def _field(ref: int, kind: str = "text", ident: str = "") -> dict:
+    return {"ref": ref, "tag": f"INPUT_{kind}", "id": ident, "value": "", "children": []}
+
+
+def _caption(ref: int, tag: str, text: str) -> dict:
+    return {"ref": ref, "tag": tag, "text": text, "children": []}
+
+
+# A form captioned three ways, none tied by `for`: label before its field in a paragraph,
+# th beside a td holding the field, and a caption after its field (multi-layouts' last).
+FORM = flatten({"ref": 1, "tag": "BODY", "children": [
+    {"ref": 2, "tag": "FORM", "children": [
+        {"ref": 3, "tag": "P", "children": [_caption(4, "LABEL", "Password"), _field(5, "password", "password")]},
+        {"ref": 6, "tag": "TR", "children": [_caption(7, "TH", "Director"),
+                                             {"ref": 8, "tag": "TD", "children": [_field(9)]}]},
+        {"ref": 10, "tag": "DIV", "children": [_field(11), _caption(12, "DIV", "Year")]},
+        _caption(13, "SPAN", "All fields are required"),
+        _caption(14, "BUTTON", "Submit"),
+    ]},
+]})
+
+
+@pytest.mark.parametrize(("caption", "field"), [(4, 5), (7, 9), (12, 11), (13, None), (5, None)],
+                         ids=["label-before", "table-cell", "caption-after", "form-wide-text", "a-field-itself"])
+def test_a_caption_names_the_one_field_it_shares_a_container_with(caption: int, field: int | None) -> None:
+    element = next(e for e in FORM if e["ref"] == caption)
+    found = captioned_field(FORM, element)
+    assert (found["ref"] if found else None) == field
+
+
+def test_naming_call_finds_the_element_by_id_or_by_ref() -> None:
+    by_ref = {e["ref"]: e for e in FORM}
+    assert naming_call(FORM, by_ref[5]) == "click('input_password', 'password')"
+    assert naming_call(FORM, by_ref[9]) == "click('input_text', '[9]')"
+    assert find_target(FORM, "input_text", "[9]")["ref"] == 9
+    assert naming_call(FORM, by_ref[14]) == "click('button', 'Submit')"

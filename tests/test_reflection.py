@@ -204,3 +204,15 @@ def test_a_step_named_without_a_program_is_replayed_up_to_and_asked_afresh(tmp_p
     trial2 = [step for step in episode.trace if step.trial == 1]
     assert [step.source for step in trial2] == ["replay", "model"]
     assert trial2[0].prompt == [] and "enter_text('wrong')" in trial2[1].prompt[1]["content"]
+
+
+def test_an_error_midway_says_what_ran_and_that_nothing_after_it_did(tmp_path: Path) -> None:
+    program = "```python\nclick('label', 'Username')\nenter_text('someone')\nclick('button', 'Login')\n```"
+    with session(tmp_path, {"login-user": [program, IDLE]}, max_steps=2) as s:
+        episode = s.run("login-user", 1, "webwise", "none")
+    first = episode.trace[0]
+    assert first.status == "exception"
+    assert first.feedback == ("ran click('label', 'Username'), then error: ActionError: no text input is focused "
+                              "(nothing is); click('label', 'Username') clicked the label 'Username', not its field; "
+                              "click the field: click('input_text', 'username'); nothing after that ran")
+    assert first.feedback in episode.trace[1].prompt[1]["content"]

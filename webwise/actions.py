@@ -16,7 +16,7 @@ from selenium.webdriver.common.keys import Keys
 from webwise import dom
 from webwise.dates import to_input_value
 from webwise.environment import MiniWoBEnv, Outcome
-from webwise.matching import NoMatch, find_target
+from webwise.matching import NoMatch, captioned_field, find_target, naming_call
 
 # Click the element core.getDOMInfo registered under arguments[0]; a bare text node (ref < 0)
 # is clicked through whatever is hit at its centre, when that lies inside its parent.
@@ -47,9 +47,6 @@ var editable = el.isContentEditable || el instanceof HTMLTextAreaElement ||
   (el instanceof HTMLInputElement && !['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'file'].includes(el.type));
 return [el.tagName.toLowerCase(), el.type || '', editable && !el.disabled && !el.readOnly, +el.dataset.wob_ref || null];
 """
-#: Tags whose focused element takes typed text (as getDOMInfo names them).
-_TYPABLE = frozenset({"textarea"} | {f"input_{kind}" for kind in (
-    "text", "password", "email", "number", "search", "tel", "url", "date", "time", "datetime-local", "month", "week")})
 _SET_VALUE_JS = """
 var el = document.activeElement;
 el.value = arguments[0];
@@ -207,14 +204,37 @@ class Executor:
         input has the focus; only when it shows none, or something other than a text-like
         input, does the page get asked, which also covers contenteditable elements.
         """
-        if self.focus is not None and self.focus["tag"] in _TYPABLE:
+        if self.focus is not None and self.focus["tag"] in dom.TYPABLE:
             tag = self.focus["tag"]
             return tag, tag.removeprefix("input_") if tag.startswith("input_") else "", self.focus["ref"]
         focus = self.env.script(_FOCUS_JS)
         if not focus or not focus[2]:
             what = f"a {focus[0]}" if focus else "nothing"
-            raise ActionError(f"no text input is focused ({what} is); click the input first, then type")
+            advice = self._caption_advice() or "click the input first, then type"
+            raise ActionError(f"no text input is focused ({what} is); {advice}")
         return focus[0], focus[1], focus[3]
+
+    def _caption_advice(self) -> str | None:
+        """When the click before this typing hit a field's caption, the click that reaches the field.
+
+        Small models name a field by its caption (``click('label', 'Password')``); on pages
+        whose captions are not tied to their fields that click focuses nothing, and "click
+        the input first" alone leads them to click the caption again.
+        """
+        previous = self.records[-2] if len(self.records) > 1 else None
+        if previous is None or previous.name != "click" or previous.error:
+            return None
+        elements, _, _ = self.env.observe()
+        try:
+            caption = find_target(elements, *previous.args)
+        except NoMatch:
+            return None
+        field = captioned_field(elements, caption)
+        call = naming_call(elements, field) if field is not None else None
+        if call is None:
+            return None
+        shown = f"{caption['tag']} {caption['deep_text'][:40]!r}"
+        return f"click({previous.args[0]!r}, {previous.args[1]!r}) clicked the {shown}, not its field; click the field: {call}"
 
     def _type(self, text: str) -> str:
         tag, kind, ref = self._focused()

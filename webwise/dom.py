@@ -26,6 +26,9 @@ USEFUL_TAGS = frozenset(
 )
 #: The paper's "useful classes".
 USEFUL_CLASSES = frozenset({"folder"})
+#: Tags of the fields that take typed text (as getDOMInfo names them).
+TYPABLE = frozenset({"textarea"} | {f"input_{kind}" for kind in (
+    "text", "password", "email", "number", "search", "tel", "url", "date", "time", "datetime-local", "month", "week")})
 
 _SPACE = re.compile(r"\s+")
 

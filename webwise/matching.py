@@ -22,7 +22,7 @@ from typing import Callable, Sequence
 
 import regex
 
-from webwise.dom import Element, collapse
+from webwise.dom import TYPABLE, Element, collapse
 
 
 class NoMatch(LookupError):
@@ -134,6 +134,39 @@ def _only_field(elements: Sequence[Element], tag: str) -> Element | None:
         return None
     fields = [element for element in elements if element["tag"] == tag]
     return fields[0] if len(fields) == 1 else None
+
+
+def captioned_field(elements: Sequence[Element], caption: Element) -> Element | None:
+    """The text field that ``caption`` names by sitting beside it, or None.
+
+    Pages caption fields with labels, spans or table cells that are not tied to them
+    (``<p><label>Password</label><input></p>``), so clicking the caption focuses nothing
+    and the typing after it fails. Its field is the one typable element in the closest
+    ancestor of the caption that holds any (the paragraph, row or entry they share); an
+    ancestor holding several is a form, and then the caption names none of them.
+    """
+    if caption["tag"] in TYPABLE:
+        return None
+    parents = {e["ref"]: e["parent"] for e in elements}
+    fields = [e for e in elements if e["tag"] in TYPABLE]
+    holder: int | None = caption["ref"]
+    while holder is not None:
+        inside = [f for f in fields if _is_descendant(f, {"ref": holder}, parents)]
+        if inside:
+            return inside[0] if len(inside) == 1 else None
+        holder = parents.get(holder)
+    return None
+
+
+def naming_call(elements: Sequence[Element], element: Element) -> str | None:
+    """A ``click`` call that finds ``element`` here: by its text, its id, or its ``[ref]``."""
+    for text in (element["deep_text"], element["id"], f"[{element['ref']}]"):
+        try:
+            if text and find_target(elements, element["tag"], text)["ref"] == element["ref"]:
+                return f"click({element['tag']!r}, {text!r})"
+        except NoMatch:
+            continue
+    return None
 
 
 def _innermost(matches: list[Element], elements: Sequence[Element]) -> Element:
