@@ -39,6 +39,16 @@ def test_click_label_through_descendant_text_checks_the_box(env: MiniWoBEnv) -> 
     assert any(e["clicked"] for e in observation)
 
 
+def test_a_header_beside_an_icon_shows_its_text_and_clicking_it_expands(env: MiniWoBEnv) -> None:
+    executor = start(env, "click-collapsible", 0)
+    header = next(e for e in executor.observation if e["tag"] == "h3")
+    assert re.fullmatch(r"Section #\d+", header["text"])
+    assert not any(e["tag"] == "t" for e in executor.observation)
+    executor.click("h3", header["text"])
+    executor.click("button", "Submit")
+    assert executor.outcome.success
+
+
 def test_click_bare_text_node(env: MiniWoBEnv) -> None:
     executor = start(env, "click-checkboxes", 6)
     word = next(e for e in executor.observation if e["tag"] == "t")["text"]

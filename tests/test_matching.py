@@ -100,6 +100,22 @@ def test_flatten_keeps_document_order_and_parents() -> None:
     assert ELEMENTS[9]["id"] == "(1,2)" and ELEMENTS[9]["classes"] == "plot-point"
 
 
+def test_an_element_whose_text_is_loose_beside_an_icon_takes_that_text() -> None:
+    header = {"ref": 1, "tag": "BODY", "children": [
+        {"ref": 2, "tag": "H3", "children": [
+            {"ref": 3, "tag": "SPAN", "classes": "ui-icon", "children": []},
+            {"ref": -1, "tag": "t", "text": "Section  #2", "children": []},
+        ]},
+        {"ref": 4, "tag": "P", "children": [
+            {"ref": -2, "tag": "t", "text": "Read", "children": []},
+            {"ref": 5, "tag": "A", "text": "more", "children": []},
+        ]},
+    ]}
+    elements = flatten(header)
+    assert [(e["ref"], e["text"]) for e in elements] == [(2, "Section #2"), (3, ""), (4, ""), (-2, "Read"), (5, "more")]
+    assert find_target(elements, "t", "Section #2")["ref"] == 2
+
+
 def test_a_field_kind_the_page_has_once_is_that_field_whatever_the_text() -> None:
     assert find_target(ELEMENTS, "input_text", "alice")["ref"] == 11
 

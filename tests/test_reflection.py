@@ -155,15 +155,45 @@ def test_a_program_that_failed_in_an_earlier_trial_is_not_sent_to_that_page_agai
     assert clicks == [wrong, target]
 
 
-def test_a_correction_that_already_failed_at_its_step_is_replaced_by_a_fresh_ask(tmp_path: Path) -> None:
-    same = "Step: 2\nWhy: unsure.\n" + WRONG_TYPE
-    solve = f"```python\n{TARGET}enter_text(target)\nclick('button', 'Submit')\n```"
-    with session(tmp_path, {"enter-text": [STEP1, WRONG_TYPE, same, solve]}, max_steps=3, trials=2) as s:
+def test_a_review_that_repeats_the_step_it_names_is_asked_again(tmp_path: Path) -> None:
+    same = "Step: 2\nWhy: unsure.\n```python\nenter_text('wrong')  # type it\nclick('button', 'Submit')\n```"
+    with session(tmp_path, {"enter-text": [STEP1, WRONG_TYPE, same, REFLECTION]}, max_steps=3, trials=2) as s:
         episode = s.run("enter-text", 2, "webwise", "none")
     assert episode.success and episode.llm_calls == 4
+    review = episode.trials[0].reflection
+    assert review["repeats"] == 1 and review["reply"] == REFLECTION
+    content = review["prompt"][1]["content"]
+    assert ("You answered step 2 with this program, which is exactly what step 2 ran:\n```python\n"
+            "enter_text('wrong')  # type it\nclick('button', 'Submit')\n```\nThat changes nothing." in content)
+    assert content.index("That changes nothing") < content.index("The attempt ended: failed.")
+    trial2 = [step for step in episode.trace if step.trial == 1]
+    assert [step.source for step in trial2] == ["replay", "correction"]
+
+
+def test_a_correction_that_still_repeats_its_step_is_replaced_by_a_fresh_ask(tmp_path: Path) -> None:
+    same = "Step: 2\nWhy: unsure.\n" + WRONG_TYPE
+    solve = f"```python\n{TARGET}enter_text(target)\nclick('button', 'Submit')\n```"
+    with session(tmp_path, {"enter-text": [STEP1, WRONG_TYPE, same, same, same, solve]}, max_steps=3, trials=2) as s:
+        episode = s.run("enter-text", 2, "webwise", "none")
+    assert episode.success and episode.llm_calls == 6
+    assert episode.trials[0].reflection["repeats"] == 2
     trial2 = [step for step in episode.trace if step.trial == 1]
     assert [step.source for step in trial2] == ["replay", "model"]
     assert "An earlier attempt ran this program on this same page" in trial2[1].prompt[1]["content"]
+
+
+def test_the_step_a_review_names_is_not_run_again_even_when_it_made_progress(tmp_path: Path) -> None:
+    named = "Step: 1\nWhy: it should have typed first."
+    click_field = "```python\nclick('input_text', '')  # focus the field\n```"
+    solve = f"```python\n{TARGET}click('input_text', '')\nenter_text(target)\nclick('button', 'Submit')\n```"
+    with session(tmp_path, {"enter-text": [STEP1, WRONG_TYPE, named, click_field, solve]},
+                 max_steps=3, trials=2) as s:
+        episode = s.run("enter-text", 2, "webwise", "none")
+    assert episode.success
+    first = [step for step in episode.trace if step.trial == 1][0]
+    assert first.trial == 1 and first.repeats == 1  # the same click with another comment is the same program
+    assert "You already ran exactly this program on this page" in first.prompt[1]["content"]
+    assert first.program.endswith("click('button', 'Submit')")
 
 
 @pytest.mark.parametrize("examples, demonstrated", [("none", True), ("manual", False)])

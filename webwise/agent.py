@@ -101,7 +101,7 @@ class Agent:
             trial = Trial(number)
             episode.trials.append(trial)
             calls_before = episode.llm_calls
-            steps, outcome = self._trial(episode, trial, shown, note, correction, memory)
+            steps, pages, outcome = self._trial(episode, trial, shown, note, correction, memory)
             trial.success, trial.steps = outcome.success, len(steps)
             episode.success, episode.reward = outcome.success, outcome.reward
             episode.raw_reward, episode.reason = outcome.raw_reward, outcome.reason
@@ -109,14 +109,17 @@ class Agent:
                 episode.success_first_trial = outcome.success
             last = outcome.success or number + 1 == self.settings.trials or episode.error is not None
             if not last:
-                correction = self._reflect(episode, trial, steps, memory, demonstrate=not shown)
+                correction = self._reflect(episode, trial, steps, pages, memory, demonstrate=not shown)
             trial.llm_calls = episode.llm_calls - calls_before
             if last:
                 break
 
     def _trial(self, episode: Episode, trial: Trial, shown: list[PromptExample], note: str | None,
-               correction: Correction | None, memory: FailureMemory) -> tuple[list[Step], Outcome]:
-        """One attempt from a fresh reset: replayed and corrected steps first, then the model."""
+               correction: Correction | None, memory: FailureMemory) -> tuple[list[Step], list[str], Outcome]:
+        """One attempt from a fresh reset: replayed and corrected steps first, then the model.
+
+        Returns the steps, the page state each of them started on, and the outcome.
+        """
         episode.utterance = self.env.reset(episode.task, episode.seed)
         executor = Executor(self.env, VIEWS[episode.method])
         observation = executor.start()
@@ -155,7 +158,7 @@ class Agent:
                 trial.ending = step.status
                 break
             history.append(PastStep(step.program, step.feedback))
-        return steps, executor.outcome
+        return steps, seen[:len(steps)], executor.outcome
 
     def _examples(self, episode: Episode) -> tuple[list[PromptExample], str | None]:
         """The task's examples for the prompt, and a trace note when none were found."""
@@ -230,22 +233,42 @@ class Agent:
         episode.completion_tokens += reply.completion_tokens
         return reply
 
-    def _reflect(self, episode: Episode, trial: Trial, steps: list[Step], memory: FailureMemory,
+    def _reflect(self, episode: Episode, trial: Trial, steps: list[Step], pages: list[str], memory: FailureMemory,
                  demonstrate: bool) -> Correction | None:
-        """Ask which step went wrong first; remember its click targets as failed there."""
-        messages = reflection_messages(episode.method, episode.utterance, steps, trial.ending,
-                                       demonstrate=demonstrate)
-        request = ChatRequest(messages, temperature=self.settings.temperature, max_tokens=self.settings.max_tokens,
-                              stop=STOP, task=episode.task, call_index=episode.llm_calls)
-        reply = self._complete(episode, request)
-        correction = parse_reflection(reply.text, steps) if reply else None
-        trial.reflection = {"prompt": messages, "reply": reply.text if reply else None,
+        """Ask which step went wrong first; remember its program and click targets as failed there.
+
+        A review whose program is the one the named step already ran corrects nothing (42
+        of the 1.5B's 105 reviews did that): it is asked again, warmer, with that program
+        shown as rejected. The named step's program is remembered as failed on its page,
+        so the next trial never runs it there again, whatever the review answered.
+        """
+        temperature, rejected = self.settings.temperature, None
+        correction: Correction | None = None
+        replies: list[str] = []
+        for _ in range(1 + self.settings.repeat_asks):
+            messages = reflection_messages(episode.method, episode.utterance, steps, trial.ending,
+                                           demonstrate=demonstrate, rejected=rejected)
+            request = ChatRequest(messages, temperature=temperature, max_tokens=self.settings.max_tokens,
+                                  stop=STOP, task=episode.task, call_index=episode.llm_calls)
+            reply = self._complete(episode, request)
+            if reply is None:
+                break
+            replies.append(reply.text)
+            correction = parse_reflection(reply.text, steps)
+            if correction is None or not correction.repeats(steps):
+                break
+            rejected, temperature = correction, self.settings.repeat_temperature
+        trial.reflection = {"prompt": messages, "reply": replies[-1] if replies else None,
                             "step": correction.step if correction else None,
-                            "why": correction.why if correction else None}
-        if correction is not None:
-            memory.remember(correction.step - 1, steps[correction.step - 1])
-        elif steps:
-            memory.remember(len(steps) - 1, steps[-1])
+                            "why": correction.why if correction else None, "repeats": max(len(replies) - 1, 0)}
+        if correction is None:
+            if steps:
+                memory.remember(len(steps) - 1, steps[-1])
+            return None
+        wrong = steps[correction.step - 1]
+        memory.remember(correction.step - 1, wrong)
+        if wrong.program is not None:
+            memory.remember_program(pages[correction.step - 1], wrong.program, wrong.feedback)
         return correction
 
     def _execute(self, step: Step, executor: Executor, utterance: str) -> list[dom.Element]:

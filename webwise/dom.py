@@ -76,12 +76,33 @@ def flatten(root: Element) -> list[Element]:
             element["value"] = ""
         if depth >= 0:
             out.append(element)
+        start = len(out)
         parts = [visit(child, element["ref"] if depth >= 0 else None, depth + 1) for child in node.get("children", [])]
         element["deep_text"] = element["text"] or collapse(" ".join(p for p in parts if p))
+        if depth >= 0 and _only_loose_text(element, out[start:]):
+            element["text"] = element["deep_text"]
+            out[start:] = [e for e in out[start:] if not (e["tag"] == "t" and e["parent"] == element["ref"])]
         return element["deep_text"]
 
     visit(root, None, -1)
     return out
+
+
+def _only_loose_text(element: Element, descendants: list[Element]) -> bool:
+    """Whether all of ``element``'s text sits in its own bare text nodes.
+
+    ``getDOMInfo`` gives an element text only when that text is its single child; an
+    icon beside it (a jQuery UI accordion header: ``<h3><span icon/>Section #2</h3>``)
+    leaves the element textless and the text a loose ``t``, and the 1.5B then named the
+    header by its container (``click('div', 'Section #2')``). Such an element takes the
+    text. Not when a field is inside: a label keeps its checkbox and the text apart.
+    """
+    if element["text"] or not element["deep_text"]:
+        return False
+    children = [e for e in descendants if e["parent"] == element["ref"]]
+    return any(e["tag"] == "t" for e in children) and all(
+        e["tag"] == "t" or not (e["deep_text"] or e["tag"].startswith("input") or e["tag"] in {"textarea", "select"})
+        for e in descendants)
 
 
 _SUMMARY_KEYS = ("ref", "tag", "text", "id", "classes", "value")

@@ -6,11 +6,13 @@ replays the programs before that step without asking the model, runs the correct
 it (or asks afresh there when the review wrote no program), and plans freely after it.
 Click targets of wrong steps are remembered per step and flagged ``failed_before`` in that
 step's page, so the model does not pick them again; a correction at step N forgets what
-was learned about later steps, whose pages will differ.
+was learned about later steps, whose pages will differ. The wrong step's program counts as
+failed on its page, and a review that answers with that same program is asked again.
 """
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 from typing import Sequence
 
@@ -51,11 +53,20 @@ class Correction:
     programs: tuple[str | None, ...]
     why: str = ""
 
+    @property
+    def fix(self) -> str | None:
+        """The program to run at the named step (None: ask the model there)."""
+        return self.programs[-1]
+
+    def repeats(self, steps: Sequence[Step]) -> bool:
+        """Whether the fix is the program the named step already ran, comments and layout aside."""
+        return self.fix is not None and normal(self.fix) == normal(steps[self.step - 1].program)
+
 
 def reflection_messages(method: str, instruction: str, steps: Sequence[Step], ending: str,
-                        *, demonstrate: bool = True) -> list[Message]:
+                        *, demonstrate: bool = True, rejected: Correction | None = None) -> list[Message]:
     """The reflection prompt: the method's fixed system part (as the trial's steps had it)
-    plus the review instructions."""
+    plus the review instructions; ``rejected`` is an earlier answer that changed nothing."""
     parts = [f"Task: {instruction}"]
     for number, step in enumerate(steps, 1):
         if method != "instruction-only":
@@ -63,6 +74,10 @@ def reflection_messages(method: str, instruction: str, steps: Sequence[Step], en
         code = f"```python\n{step.program}\n```" if step.program else "(no usable program)"
         parts.append(f"--- step {number}: the program ---\n{code}\n"
                      f"--- step {number}: what happened ---\n{step.feedback}")
+    if rejected is not None:
+        parts.append(f"You answered step {rejected.step} with this program, which is exactly what step "
+                     f"{rejected.step} ran:\n```python\n{rejected.fix}\n```\nThat changes nothing. The "
+                     f"correction must do something different, at step {rejected.step} or at another step.")
     parts.append(_ANSWER.format(ending=ending))
     return [
         {"role": "system", "content": system_message(method, demonstrate=demonstrate) + "\n\n" + _INSTRUCTIONS},
@@ -130,5 +145,13 @@ class FailureMemory:
 
 
 def normal(program: str | None) -> str:
-    """A program with its whitespace collapsed: two programs that differ only in layout are one."""
-    return " ".join((program or "").split())
+    """A program without comments and layout: two programs that differ only there are one.
+
+    Small models rewrite the comments of a program they send again (the 1.5B's
+    ``# submit the guess`` became ``# click the submit button``); that is no new program.
+    """
+    text = program or ""
+    try:
+        return ast.unparse(ast.parse(text))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return " ".join(text.split())
