@@ -246,3 +246,16 @@ def test_an_error_midway_says_what_ran_and_that_nothing_after_it_did(tmp_path: P
                               "(nothing is); click('label', 'Username') clicked the label 'Username', not its field; "
                               "click the field: click('input_text', 'username'); nothing after that ran")
     assert first.feedback in episode.trace[1].prompt[1]["content"]
+
+
+def test_a_step_that_raised_before_the_named_one_is_not_replayed(tmp_path: Path) -> None:
+    """Replaying a step that raised and changed nothing only spends the next trial's step on it."""
+    unfocused = "```python\nenter_text('wrong')\n```"
+    named = ("Step: 2\nWhy: it typed a word that is not the one asked for.\n```python\n" + TARGET +
+             "click('input_text', '')\nenter_text(target)\nclick('button', 'Submit')\n```")
+    with session(tmp_path, {"enter-text": [unfocused, STEP1, WRONG_TYPE, named]}, max_steps=3, trials=2) as s:
+        episode = s.run("enter-text", 2, "webwise", "none")
+    assert [step.status for step in episode.trace if step.trial == 0] == ["exception", "progress", "failed"]
+    assert episode.success and episode.llm_calls == 4
+    trial2 = [step for step in episode.trace if step.trial == 1]
+    assert [(step.source, step.index) for step in trial2] == [("correction", 0)]

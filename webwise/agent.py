@@ -266,7 +266,7 @@ class Agent:
                 memory.remember(len(steps) - 1, steps[-1])
             return None
         wrong = steps[correction.step - 1]
-        memory.remember(correction.step - 1, wrong)
+        memory.remember(correction.at, wrong)
         if wrong.program is not None:
             memory.remember_program(pages[correction.step - 1], wrong.program, wrong.feedback)
         return correction

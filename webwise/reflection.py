@@ -2,8 +2,9 @@
 
 After a failed trial the model reviews the trial's steps (page, program, outcome), names
 the earliest wrong step and writes the program that step should have run. The next trial
-replays the programs before that step without asking the model, runs the correction at
-it (or asks afresh there when the review wrote no program), and plans freely after it.
+replays the programs before that step that moved the page on, without asking the model,
+runs the correction next (or asks afresh there when the review wrote no program), and
+plans freely after it.
 Click targets of wrong steps are remembered per step and flagged ``failed_before`` in that
 step's page, so the model does not pick them again; a correction at step N forgets what
 was learned about later steps, whose pages will differ. The wrong step's program counts as
@@ -46,7 +47,9 @@ _STEP = regex.compile(r"^\W*step\s*(?:number)?\s*[:#=][\s*]*(\d+)", regex.IGNORE
 class Correction:
     """What a reflection decided: replay ``programs[:-1]``, then run ``programs[-1]`` as the fix.
 
-    A ``None`` among them (no program) means: ask the model at that step instead.
+    ``step`` is the step the review named (1-based); ``at`` is the index the fix runs at in
+    the next trial, earlier when steps before the named one are not replayed. A ``None``
+    fix (no program) means: ask the model there instead.
     """
 
     step: int
@@ -57,6 +60,11 @@ class Correction:
     def fix(self) -> str | None:
         """The program to run at the named step (None: ask the model there)."""
         return self.programs[-1]
+
+    @property
+    def at(self) -> int:
+        """The index of the step the fix runs at in the next trial."""
+        return len(self.programs) - 1
 
     def repeats(self, steps: Sequence[Step]) -> bool:
         """Whether the fix is the program the named step already ran, comments and layout aside."""
@@ -90,7 +98,11 @@ def parse_reflection(reply: str, steps: Sequence[Step]) -> Correction | None:
 
     A reply that names the step but carries no usable program still counts: the next
     trial replays the steps before it and asks the model afresh there (the embedded 0.5B
-    names a step far more often than it writes a program after it).
+    names a step far more often than it writes a program after it). Earlier steps that
+    raised or changed nothing are not replayed: they did nothing the fix builds on, they
+    already count as failed on their page, and each would cost the next trial a step (27
+    of the 1.5B's 114 reviews named a step after such a one, and its fix ran one page late
+    or not at all).
     """
     match = _STEP.search(reply)
     if not match or not steps:
@@ -101,7 +113,7 @@ def parse_reflection(reply: str, steps: Sequence[Step]) -> Correction | None:
     except ExtractionError:
         program = None
     why = regex.search(r"why\s*:\s*(.+)", reply, regex.IGNORECASE)
-    earlier = tuple(step.program for step in steps[: number - 1])
+    earlier = tuple(step.program for step in steps[: number - 1] if step.status == "progress")
     return Correction(number, earlier + (program,), why[1].strip() if why else "")
 
 
