@@ -155,31 +155,22 @@ def test_a_program_that_failed_in_an_earlier_trial_is_not_sent_to_that_page_agai
     assert clicks == [wrong, target]
 
 
-def test_a_review_that_repeats_the_step_it_names_is_asked_again(tmp_path: Path) -> None:
+def test_a_review_that_repeats_the_step_it_names_leads_to_a_fresh_ask_there(tmp_path: Path) -> None:
+    """The review is not asked again: the next trial replays step 1 and asks the model at step 2,
+    showing the repeated program as failed on that page (comments aside, it is the same one)."""
     same = "Step: 2\nWhy: unsure.\n```python\nenter_text('wrong')  # type it\nclick('button', 'Submit')\n```"
-    with session(tmp_path, {"enter-text": [STEP1, WRONG_TYPE, same, REFLECTION]}, max_steps=3, trials=2) as s:
-        episode = s.run("enter-text", 2, "webwise", "none")
-    assert episode.success and episode.llm_calls == 4
-    review = episode.trials[0].reflection
-    assert review["repeats"] == 1 and review["reply"] == REFLECTION
-    content = review["prompt"][1]["content"]
-    assert ("You answered step 2 with this program, which is exactly what step 2 ran:\n```python\n"
-            "enter_text('wrong')  # type it\nclick('button', 'Submit')\n```\nThat changes nothing." in content)
-    assert content.index("That changes nothing") < content.index("The attempt ended: failed.")
-    trial2 = [step for step in episode.trace if step.trial == 1]
-    assert [step.source for step in trial2] == ["replay", "correction"]
-
-
-def test_a_correction_that_still_repeats_its_step_is_replaced_by_a_fresh_ask(tmp_path: Path) -> None:
-    same = "Step: 2\nWhy: unsure.\n" + WRONG_TYPE
     solve = f"```python\n{TARGET}enter_text(target)\nclick('button', 'Submit')\n```"
-    with session(tmp_path, {"enter-text": [STEP1, WRONG_TYPE, same, same, same, solve]}, max_steps=3, trials=2) as s:
+    with session(tmp_path, {"enter-text": [STEP1, WRONG_TYPE, same, solve]}, max_steps=3, trials=2) as s:
         episode = s.run("enter-text", 2, "webwise", "none")
-    assert episode.success and episode.llm_calls == 6
-    assert episode.trials[0].reflection["repeats"] == 2
+    assert episode.success and episode.llm_calls == 4  # two steps, one review, one fresh ask
+    review = episode.trials[0].reflection
+    assert review["repeated"] and review["step"] == 2 and review["reply"] == same
+    assert "That changes nothing" not in review["prompt"][1]["content"]
     trial2 = [step for step in episode.trace if step.trial == 1]
     assert [step.source for step in trial2] == ["replay", "model"]
-    assert "An earlier attempt ran this program on this same page" in trial2[1].prompt[1]["content"]
+    assert ("An earlier attempt ran this program on this same page:\n```python\nenter_text('wrong')"
+            in trial2[1].prompt[1]["content"])
+    assert trial2[1].program.endswith("enter_text(target)\nclick('button', 'Submit')")
 
 
 def test_the_step_a_review_names_is_not_run_again_even_when_it_made_progress(tmp_path: Path) -> None:

@@ -8,13 +8,14 @@ plans freely after it.
 Click targets of wrong steps are remembered per step and flagged ``failed_before`` in that
 step's page, so the model does not pick them again; a correction at step N forgets what
 was learned about later steps, whose pages will differ. The wrong step's program counts as
-failed on its page, and a review that answers with that same program is asked again.
+failed on its page, and a review that answers with that same program is taken as naming the
+step only: the next trial asks afresh there.
 """
 
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Sequence
 
 import regex
@@ -70,11 +71,15 @@ class Correction:
         """Whether the fix is the program the named step already ran, comments and layout aside."""
         return self.fix is not None and normal(self.fix) == normal(steps[self.step - 1].program)
 
+    def without_fix(self) -> Correction:
+        """The same step and replay, with the model asked afresh at the step instead of a fix."""
+        return replace(self, programs=self.programs[:-1] + (None,))
+
 
 def reflection_messages(method: str, instruction: str, steps: Sequence[Step], ending: str,
-                        *, demonstrate: bool = True, rejected: Correction | None = None) -> list[Message]:
+                        *, demonstrate: bool = True) -> list[Message]:
     """The reflection prompt: the method's fixed system part (as the trial's steps had it)
-    plus the review instructions; ``rejected`` is an earlier answer that changed nothing."""
+    plus the review instructions."""
     parts = [f"Task: {instruction}"]
     for number, step in enumerate(steps, 1):
         if method != "instruction-only":
@@ -82,10 +87,6 @@ def reflection_messages(method: str, instruction: str, steps: Sequence[Step], en
         code = f"```python\n{step.program}\n```" if step.program else "(no usable program)"
         parts.append(f"--- step {number}: the program ---\n{code}\n"
                      f"--- step {number}: what happened ---\n{step.feedback}")
-    if rejected is not None:
-        parts.append(f"You answered step {rejected.step} with this program, which is exactly what step "
-                     f"{rejected.step} ran:\n```python\n{rejected.fix}\n```\nThat changes nothing. The "
-                     f"correction must do something different, at step {rejected.step} or at another step.")
     parts.append(_ANSWER.format(ending=ending))
     return [
         {"role": "system", "content": system_message(method, demonstrate=demonstrate) + "\n\n" + _INSTRUCTIONS},
