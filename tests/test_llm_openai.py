@@ -26,6 +26,7 @@ from chat_server import (
 )
 from webwise.errors import ConfigError, ContextOverflow, LLMError
 from webwise.llm import ChatModel, ChatRequest, make_llm
+from webwise.llm.cache import request_key
 from webwise.llm.retry import parse_retry_after
 
 REQUEST = ChatRequest(
@@ -79,6 +80,14 @@ def test_no_stop_field_when_no_stop_sequences(run) -> None:
     server, model = run(reply())
     model.complete(ChatRequest(messages=REQUEST.messages))
     assert "stop" not in server.requests[0]
+
+
+def test_seed_is_sent_only_when_the_request_has_one(run) -> None:
+    server, model = run(reply(), reply())
+    model.complete(REQUEST)
+    model.complete(ChatRequest(**{**REQUEST.__dict__, "temperature": 0.7, "seed": 3}))
+    assert "seed" not in server.requests[0]
+    assert (server.requests[1]["seed"], server.requests[1]["temperature"]) == (3, 0.7)
 
 
 def test_api_key_from_environment(run, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -220,6 +229,15 @@ def test_cache_answers_the_second_identical_request(run, tmp_path: Path, monkeyp
     different = model.complete(ChatRequest(**{**REQUEST.__dict__, "max_tokens": 65}))
     assert (different.text, different.cached) == ("second", False)
     assert len(server.requests) == 2
+
+
+def test_cache_keys_seeded_requests_apart_and_keeps_unseeded_keys() -> None:
+    """Caches written before requests carried seeds must still answer temperature-0 runs."""
+    assert request_key("openai:test-model", REQUEST) == \
+        "a274a0ceb513ad13921e4c78656ec77fbcb4f3ef6270298abd9951665f4ab928"
+    seeded = [ChatRequest(**{**REQUEST.__dict__, "temperature": 0.7, "seed": seed}) for seed in (1, 2)]
+    keys = {request_key("openai:test-model", request) for request in [REQUEST, *seeded]}
+    assert len(keys) == 3
 
 
 def test_cache_survives_a_new_process_and_ignores_torn_entries(run, tmp_path: Path) -> None:

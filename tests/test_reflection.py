@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from chat_server import ChatServer, reply
 from webwise import Session, Settings
 from webwise.environment import MiniWoBEnv
 from webwise.episode import Step
@@ -137,6 +138,19 @@ def test_bare_python_errors_get_a_hint(tmp_path: Path) -> None:
     assert first.error == "StopIteration: next() found no element of observation that matches"
     assert second.error.endswith("(a value is None: often a re.search that found no match)")
     assert "next() found no element" in second.prompt[1]["content"]
+
+
+def test_warm_re_asks_are_seeded_so_a_rerun_draws_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through the real openai client: only calls above temperature 0 carry a seed, their index."""
+    solve = f"```python\n{TARGET}click('input_text', '')\nenter_text(target)\nclick('button', 'Submit')\n```"
+    with ChatServer([reply(IDLE), reply(IDLE), reply(IDLE), reply(solve)]) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.delenv("WEBWISE_LLM_CACHE", raising=False)
+        with Session("openai:test-model", Settings(max_steps=3)) as s:
+            episode = s.run("enter-text", 4, "webwise", "none")
+    assert episode.success and episode.trace[1].repeats == 2
+    sent = [(body["temperature"], body.get("seed")) for body in server.requests]
+    assert sent == [(0.0, None), (0.0, None), (0.7, 2), (0.7, 3)]
 
 
 def test_a_program_that_failed_in_an_earlier_trial_is_not_sent_to_that_page_again(tmp_path: Path) -> None:

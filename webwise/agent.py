@@ -24,7 +24,7 @@ from webwise.environment import BrowserDied, MiniWoBEnv, Outcome
 from webwise.episode import Episode, Step, Trial
 from webwise.errors import ConfigError, ContextOverflow, LLMError
 from webwise.extraction import ExtractionError, extract_program
-from webwise.llm.base import ChatModel, ChatReply, ChatRequest
+from webwise.llm.base import ChatModel, ChatReply, ChatRequest, Message
 from webwise.reflection import Correction, FailureMemory, normal, parse_reflection, reflection_messages
 from webwise.prompts import METHODS, ExampleStep, PastStep, PromptExample, build_messages, task_message
 
@@ -202,9 +202,7 @@ class Agent:
 
     def _ask(self, episode: Episode, step: Step, temperature: float) -> bool:
         """Call the model and extract a program; False when the episode cannot go on."""
-        request = ChatRequest(step.prompt, temperature=temperature, max_tokens=self.settings.max_tokens,
-                              stop=STOP, task=episode.task, call_index=episode.llm_calls)
-        reply = self._complete(episode, request, step)
+        reply = self._complete(episode, self._request(episode, step.prompt, temperature), step)
         if reply is None:
             return False
         step.reply, step.llm_seconds = reply.text, round(step.llm_seconds + reply.seconds, 3)
@@ -217,6 +215,14 @@ class Agent:
         except ExtractionError as exc:
             step.error = str(exc)
         return True
+
+    def _request(self, episode: Episode, messages: list[Message], temperature: float) -> ChatRequest:
+        """The episode's next call. Above temperature 0 it is seeded with its index in the
+        episode, so a rerun draws the same replies (the warm re-asks included) instead of
+        ones from a seed the server picks at random."""
+        seed = episode.llm_calls if temperature > 0 else None
+        return ChatRequest(messages, temperature=temperature, max_tokens=self.settings.max_tokens, stop=STOP,
+                           task=episode.task, call_index=episode.llm_calls, seed=seed)
 
     def _complete(self, episode: Episode, request: ChatRequest, step: Step | None = None) -> ChatReply | None:
         """One model call; a failure is recorded as the episode's error and ends it."""
@@ -245,9 +251,7 @@ class Agent:
         """
         messages = reflection_messages(episode.method, episode.utterance, steps, trial.ending,
                                        demonstrate=demonstrate)
-        request = ChatRequest(messages, temperature=self.settings.temperature, max_tokens=self.settings.max_tokens,
-                              stop=STOP, task=episode.task, call_index=episode.llm_calls)
-        reply = self._complete(episode, request)
+        reply = self._complete(episode, self._request(episode, messages, self.settings.temperature))
         correction = parse_reflection(reply.text, steps) if reply is not None else None
         repeated = correction is not None and correction.repeats(steps)
         if correction is not None and repeated:

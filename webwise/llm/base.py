@@ -3,7 +3,8 @@
 The agent builds a :class:`ChatRequest` and gets a :class:`ChatReply`; it never knows
 whether a hosted endpoint, the embedded llama.cpp model or a replay file answered.
 ``task`` and ``call_index`` ride along as metadata: real backends ignore them, the
-replay backend needs them to pick the k-th reply of an episode.
+replay backend needs them to pick the k-th reply of an episode. ``seed`` makes a reply
+above temperature 0 repeatable; without one llama.cpp draws a fresh seed per request.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ class ChatRequest:
     stop: tuple[str, ...] = ()
     task: str = ""
     call_index: int = 0
+    seed: int | None = None
 
 
 @dataclass

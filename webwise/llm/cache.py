@@ -1,7 +1,7 @@
 """Optional on-disk response cache, so rerunning a temperature-0 benchmark costs nothing.
 
 The key is the whole request as the model sees it (backend name, messages, temperature,
-max_tokens, stop) and nothing else: ``task`` and ``call_index`` are bookkeeping, and two
+max_tokens, stop, and the seed when there is one) and nothing else: ``task`` and ``call_index`` are bookkeeping, and two
 episodes that send the same prompt should share the answer. One JSON file per key, written
 to a temp file and renamed, so concurrent workers and interrupted runs never leave a torn
 entry; an unreadable entry counts as a miss and is overwritten.
@@ -22,16 +22,23 @@ _FORMAT = 1  # bump when the entry layout or the key changes
 
 
 def request_key(model: str, request: ChatRequest) -> str:
-    """sha256 of a canonical JSON rendering of everything that shapes the reply."""
+    """sha256 of a canonical JSON rendering of everything that shapes the reply.
+
+    An unseeded request keeps the key it had before requests carried seeds, so existing
+    caches of temperature-0 runs still answer.
+    """
+    shape: dict[str, object] = {
+        "format": _FORMAT,
+        "model": model,
+        "messages": request.messages,
+        "temperature": request.temperature,
+        "max_tokens": request.max_tokens,
+        "stop": list(request.stop),
+    }
+    if request.seed is not None:
+        shape["seed"] = request.seed
     canonical = json.dumps(
-        {
-            "format": _FORMAT,
-            "model": model,
-            "messages": request.messages,
-            "temperature": request.temperature,
-            "max_tokens": request.max_tokens,
-            "stop": list(request.stop),
-        },
+        shape,
         sort_keys=True,
         ensure_ascii=False,
         separators=(",", ":"),

@@ -79,6 +79,8 @@ class LocalModel:
         }
         if request.stop:
             body["stop"] = list(request.stop)
+        if request.seed is not None:
+            body["seed"] = request.seed
         start = time.perf_counter()
         with self._lock:
             if self._server is None:

@@ -133,6 +133,7 @@ class OpenAIModel:
             temperature=request.temperature,
             max_tokens=request.max_tokens,
             stop=list(request.stop) if request.stop else openai.omit,
+            seed=request.seed if request.seed is not None else openai.omit,
         )
 
     def _reply(self, completion: object, request: ChatRequest, seconds: float, attempts: int) -> ChatReply:
