@@ -24,6 +24,7 @@ import signal
 import sys
 import threading
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -38,6 +39,7 @@ from webwise.episode import Episode
 from webwise.errors import ConfigError, WebwiseError
 from webwise.llm import ChatModel, ChatReply, ChatRequest, make_llm
 from webwise.pages import PageServer
+from webwise.provenance import code_of, code_version
 from webwise.tasks import html_root
 
 RESULTS = "results.jsonl"
@@ -297,6 +299,8 @@ class Bench:
         print(f"bench: {len(plan)} episodes planned, {already} already in {config.out / RESULTS}, "
               f"{len(pending)} to run with {config.llm} on {min(config.workers, len(pending))} worker(s)",
               file=config.stream)
+        if pending and (others := _other_code(existing)):
+            print(f"bench: warning: {others}; the tables will mix them", file=config.stream)
         interrupted = False
         if pending:
             for job in pending:
@@ -385,6 +389,16 @@ def _on_sigint(callback: Callable[[], object]) -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+def _other_code(records: list[dict[str, Any]]) -> str:
+    """Which of ``records`` ran on code other than this, e.g. before a fix; empty if none did."""
+    counts = Counter(map(code_of, records))
+    counts.pop(code_version(), None)
+    if not counts:
+        return ""
+    listed = ", ".join(f"{code} {n}" for code, n in sorted(counts.items()))
+    return f"{sum(counts.values())} episodes already there ran on other code ({listed}), not {code_version()}"
 
 
 def write_tables(out: Path) -> str:

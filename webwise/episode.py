@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from webwise.llm.base import Message
+from webwise.provenance import code_version
 
 
 @dataclass
@@ -60,6 +61,7 @@ class Episode:
     method: str
     examples: str
     llm: str
+    code: str = field(default_factory=code_version)
     utterance: str = ""
     success: bool = False
     reward: float = 0.0

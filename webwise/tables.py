@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import csv
 import io
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from webwise.provenance import code_of
 from webwise.tasks import PAPER_GROUPS, group_of
 
 GROUPS: tuple[str, ...] = (*PAPER_GROUPS, "other")
@@ -84,6 +86,8 @@ class Tables:
 
     groups: dict[ColumnSet, list[Row]]
     tasks: dict[ColumnSet, list[Row]]
+    #: Episodes per code version (see :mod:`webwise.provenance`): more than one means a mixed table.
+    code: dict[str, int] = field(default_factory=dict)
 
     @property
     def many_llms(self) -> bool:
@@ -122,7 +126,9 @@ def _paper_order(task: str) -> tuple[int, int, str]:
 def compute(records: Iterable[dict[str, Any]]) -> Tables:
     """Group episode records into column sets and aggregate per task and per group."""
     by_set: dict[ColumnSet, list[dict[str, Any]]] = {}
+    code: Counter[str] = Counter()
     for record in records:
+        code[code_of(record)] += 1
         column = ColumnSet(record["llm"], record["method"], record["examples"], int(record.get("max_trials", 1)))
         by_set.setdefault(column, []).append(record)
     groups: dict[ColumnSet, list[Row]] = {}
@@ -142,7 +148,7 @@ def compute(records: Iterable[dict[str, Any]]) -> Tables:
                                  column.trials))
         rows.append(_row("all", "all", chosen, trials=column.trials))
         groups[column] = rows
-    return Tables(groups, tasks)
+    return Tables(groups, tasks, dict(sorted(code.items())))
 
 
 _HEADER = ("success", "steps/ep", "LLM calls/ep", "tokens/ep (prompt+completion)", "context overflows", "errors")
@@ -180,6 +186,8 @@ def markdown(tables: Tables) -> str:
     out = ["# Results", "",
            "Success rate with counts; means are per episode. `paper gpt-3.5` is the WebWISE paper's Table 2 "
            "(gpt-3.5-turbo) for the same method, k=1 for `manual`, k=0 for `none`, ACG for `webwise / auto`.", ""]
+    if tables.code:
+        out += ["Episodes by code version: " + ", ".join(f"{code} {n}" for code, n in tables.code.items()), ""]
     for column, rows in tables.groups.items():
         out += [f"## {column.label(tables.many_llms)}", "", "### By group", "", _md_table(group_header(column.trials), map(group_cells, rows)),
                 "", "### By task", "", _md_table(task_header(column.trials), map(task_cells, tables.tasks[column])), ""]
