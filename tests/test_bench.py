@@ -19,7 +19,7 @@ from webwise.bench import Bench, BenchConfig, Job, Progress, Worker, read_result
 from webwise.cli import main
 from webwise.environment import BrowserDied
 from webwise.episode import Episode
-from webwise.provenance import code_version
+from webwise.provenance import code_version, git_commit
 
 WEBWISE = str(Path(sys.executable).parent / "webwise")
 #: Programs that read the task, as a real model's would; each solves its task in one step.
@@ -74,15 +74,15 @@ def test_resuming_over_episodes_of_other_code_says_so_and_the_tables_count_both(
     assert main(bench_args(replay, out, seeds=1)) == 0
     records = read_results(out / "results.jsonl")
     assert {r["code"] for r in records} == {code_version()}
-    records[0]["code"] = "0.0.9+gold"
-    del records[1]["code"]  # a line written before episodes recorded their code
+    records[0].update(code="0.1.0+src.000000000000", commit="0123456789ab")
+    del records[1]["code"], records[1]["commit"]  # a line written before episodes recorded their code
     (out / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
     capsys.readouterr()
     assert main([*bench_args(replay, out, seeds=2), "--resume"]) == 0
-    assert (f"bench: warning: 2 episodes already there ran on other code (0.0.9+gold 1, unrecorded 1), "
+    assert (f"bench: warning: 2 episodes already there ran on other code (0.1.0+src.000000000000 1, unrecorded 1), "
             f"not {code_version()}; the tables will mix them") in capsys.readouterr().err
-    assert (f"Episodes by code version: 0.0.9+gold 1, {code_version()} 6, unrecorded 1"
-            in (out / "tables.md").read_text())
+    assert (f"Episodes by code version: 0.1.0+src.000000000000 at 0123456789ab 1, {code_version()} at {git_commit()} 6, "
+            "unrecorded 1" in (out / "tables.md").read_text())
 
 
 def test_bad_bench_input_is_one_line_and_exit_2(replay: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

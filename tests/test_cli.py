@@ -92,7 +92,8 @@ def test_solve_json_has_the_episode_contract(replay_file: Path, capsys: pytest.C
     assert step["prompt"][0]["role"] == "system" and step["error"] is None
     assert step["actions"][0]["name"] == "click"
     head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True, check=True)
-    assert record["code"].startswith(f"{metadata.version('webwise')}+g{head.stdout.strip()}")  # the commit that ran
+    assert record["code"].startswith(f"{metadata.version('webwise')}+src.")
+    assert record["commit"].startswith(head.stdout.strip())  # the commit that ran, .dirty while edited
 
 
 def test_unsolved_run_exits_1_and_says_replies_ran_out(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from webwise.llm.base import Message
-from webwise.provenance import code_version
+from webwise.provenance import code_version, git_commit
 
 
 @dataclass
@@ -62,6 +62,7 @@ class Episode:
     examples: str
     llm: str
     code: str = field(default_factory=code_version)
+    commit: str | None = field(default_factory=git_commit)
     utterance: str = ""
     success: bool = False
     reward: float = 0.0

@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from webwise.provenance import code_of
+from webwise.provenance import described
 from webwise.tasks import PAPER_GROUPS, group_of
 
 GROUPS: tuple[str, ...] = (*PAPER_GROUPS, "other")
@@ -86,7 +86,7 @@ class Tables:
 
     groups: dict[ColumnSet, list[Row]]
     tasks: dict[ColumnSet, list[Row]]
-    #: Episodes per code version (see :mod:`webwise.provenance`): more than one means a mixed table.
+    #: Episodes per code version and commit (see :mod:`webwise.provenance`); two versions mean a mixed table.
     code: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -128,7 +128,7 @@ def compute(records: Iterable[dict[str, Any]]) -> Tables:
     by_set: dict[ColumnSet, list[dict[str, Any]]] = {}
     code: Counter[str] = Counter()
     for record in records:
-        code[code_of(record)] += 1
+        code[described(record)] += 1
         column = ColumnSet(record["llm"], record["method"], record["examples"], int(record.get("max_trials", 1)))
         by_set.setdefault(column, []).append(record)
     groups: dict[ColumnSet, list[Row]] = {}
