@@ -18,9 +18,11 @@ from typing import Any
 
 from webwise.errors import ConfigError
 
-#: The repository's hand-written examples, found relative to the package so an
-#: editable install and a source checkout agree.
-MANUAL_DIR = Path(__file__).resolve().parent.parent / "incontext" / "manual"
+#: The checkout the package runs from (an editable install): the in-context examples live
+#: beside the package, not inside it, so that harvesting writes into the repository.
+CHECKOUT = Path(__file__).resolve().parent.parent
+#: The repository's hand-written examples.
+MANUAL_DIR = CHECKOUT / "incontext" / "manual"
 
 #: Keys every observed element carries (program API v1 plus the summary's flags).
 ELEMENT_KEYS = ("ref", "tag", "text", "id", "classes", "value", "clicked", "modified")

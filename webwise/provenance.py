@@ -17,12 +17,10 @@ from importlib import metadata, util
 from pathlib import Path
 from typing import Any
 
-from webwise.examples import MANUAL_DIR
+from webwise.examples import CHECKOUT, MANUAL_DIR
 
 #: The packages whose files decide what an episode does (prompts, sandbox, program API).
 PACKAGES = ("webwise", "api_stubs", "sandbox")
-#: The checkout the package runs from, when it runs from one (an editable install).
-CHECKOUT = Path(__file__).resolve().parent.parent
 
 
 @cache

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from webwise.errors import ConfigError
-from webwise.examples import Example, Step
+from webwise.examples import CHECKOUT, Example, Step
 
-DEFAULT_STORE = Path(__file__).resolve().parent.parent / "incontext" / "auto"
+DEFAULT_STORE = CHECKOUT / "incontext" / "auto"
 #: The paper keeps at most two harvested programs per task.
 MAX_PER_TASK = 2
 
