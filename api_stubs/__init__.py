@@ -2,7 +2,9 @@
 
 One source of truth: :mod:`api_stubs.program_api` holds each action as a stub whose
 signature and docstring are the documentation. The prompt's API section is rendered from
-these stubs (:func:`render_api`), and the sandbox exposes exactly :data:`ACTION_NAMES`.
+these stubs (:func:`render_api`), and the sandbox exposes exactly :data:`ACTION_NAMES`
+and the modules of :data:`ALLOWED_IMPORTS` (tests hold the prompt's rules and the sandbox's
+module table to that list).
 """
 
 from __future__ import annotations

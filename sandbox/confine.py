@@ -121,7 +121,7 @@ def install_seccomp() -> None:
 
 
 def apply_rlimits(limits: Limits, highest_fd: int) -> None:
-    """Set hard = soft so the limits hold even for root, who could otherwise raise them."""
+    """Set hard = soft (CPU: one second above) so the limits hold even for root, who could raise them."""
     cpu = max(1, math.ceil(limits.cpu_seconds))
     memory = limits.memory_mb * 1024 * 1024
     for res, value in (

@@ -31,6 +31,7 @@ def bad_inputs(tmp_path: Path) -> list[tuple[list[str], str]]:
     wrong_entry = tmp_path / "entry.json"
     wrong_entry.write_text('{"click-button": "not a list"}')
     ok = ["--llm", f"replay:{malformed}"]
+    bench = ["bench", "--tasks", "click-button", "--llm", f"replay:{malformed}"]
     return [
         (["solve", "--task", "no-such-task", "--llm", f"replay:{wrong_shape}"], "unknown task 'no-such-task'"),
         (["solve", "--task", "click-button", "--llm", "gpt4"], "unknown --llm spec 'gpt4'"),
@@ -44,6 +45,12 @@ def bad_inputs(tmp_path: Path) -> list[tuple[list[str], str]]:
         (["solve", "--task", "click-button", "--method", "magic", *ok], "invalid choice: 'magic'"),
         (["solve", "--task", "click-button", "--examples", "many", *ok], "invalid choice: 'many'"),
         (["solve", "--task", "click-button", "--max-steps", "0", *ok], "expected a number >= 1"),
+        (["solve", "--task", "click-button", "--screenshots", str(malformed / "shots"), *ok],
+         f"{malformed} is not a directory"),
+        (["solve", "--task", "click-button", "--store", str(malformed), *ok], f"{malformed} is not a directory"),
+        (["harvest", "--tasks", "click-button", "--store", str(malformed), *ok], f"{malformed} is not a directory"),
+        ([*bench, "--out", str(malformed)], f"{malformed} is not a directory"),
+        ([*bench, "--out", str(malformed / "run")], f"{malformed} is not a directory"),
         (["solve"], "the following arguments are required: --task"),
         (["frobnicate"], "invalid choice: 'frobnicate'"),
     ]

@@ -40,6 +40,16 @@ def test_successes_kept_failures_and_duplicates_refused(tmp_path: Path) -> None:
     assert not (tmp_path / "store" / "click-link.json").exists()
 
 
+def test_a_program_that_differs_only_in_comments_and_layout_is_a_duplicate(tmp_path: Path) -> None:
+    recommented = ("```python\nimport re  # the quoted name\n\n"
+                   "click( 'button',re.search(r'\"(.*)\"', task).group(1) )  # press it\n```")
+    for number, reply in enumerate([GENERAL, recommented]):
+        llm = replay(tmp_path, {"click-button": [reply]}, f"r{number}.json")
+        [report] = harvest(["click-button"], trials=1, llm=llm, store_dir=tmp_path / "store", seed_start=number)
+    assert (report.solved, report.kept, report.duplicates) == (1, 0, 1)
+    assert store.count("click-button", tmp_path / "store") == 1
+
+
 def test_cap_of_two_per_task(tmp_path: Path) -> None:
     third = "```python\nimport re\nwanted = re.search(r'\"(.*)\"', task).group(1)\nclick('button', wanted)\n```"
     for number, reply in enumerate([GENERAL, OTHER_SPELLING, third]):

@@ -24,6 +24,7 @@ from typing import Any
 
 import pytest
 
+import api_stubs
 import miniwob
 from webwise.errors import ConfigError
 from webwise.examples import MANUAL_DIR, Example, load_example, load_manual
@@ -32,7 +33,7 @@ from webwise.matching import find_target
 
 API_NAMES = frozenset({"click", "enter_text", "press_key", "scroll"})
 PROGRAM_NAMES = API_NAMES | {"task", "observation"}
-ALLOWED_MODULES = frozenset({"re", "math", "json", "datetime", "string", "itertools", "collections"})
+ALLOWED_MODULES = frozenset(api_stubs.ALLOWED_IMPORTS)
 SAFE_BUILTINS = frozenset(
     "abs all any bool dict enumerate filter float int isinstance len list map max min next "
     "range reversed round set sorted str sum tuple zip".split()

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import ast
 
+import regex
+
 import api_stubs
+from sandbox.modules import MODULES
 from webwise.dom import filtered_summary, flatten, whole_dom
+from webwise.examples import Step
 from webwise.extraction import extract_program
 from webwise.matching import find_target
-from webwise.prompts import (_DEMO_INSTRUCTION, _DEMO_PAGE, _DEMO_PROGRAM, METHODS, ExampleStep, PastStep,
+from webwise.prompts import (_DEMO_INSTRUCTION, _DEMO_PAGE, _DEMO_PROGRAM, METHODS, PastStep,
                              PromptExample, build_messages, system_message, task_message)
 
 TREE = {"ref": 1, "tag": "BODY", "children": [
@@ -19,7 +23,7 @@ TREE = {"ref": 1, "tag": "BODY", "children": [
 ELEMENTS = flatten(TREE)
 FILTERED = filtered_summary(ELEMENTS, set(), set())
 WHOLE = whole_dom(ELEMENTS)
-EXAMPLE = PromptExample("Press the Open button.", [ExampleStep(
+EXAMPLE = PromptExample("Press the Open button.", [Step(
     [{"ref": 1, "tag": "button", "text": "Open", "id": "", "classes": "", "value": "", "clicked": False,
       "modified": False}], "click('button', 'Open')")])
 
@@ -34,6 +38,12 @@ def test_system_message_is_fixed_and_carries_the_api_from_the_stubs() -> None:
     assert "step by step" in system_message("webwise")
     assert "one chance" in system_message("whole-dom")
     assert "do not see the page" in system_message("instruction-only")
+
+
+def test_the_rules_name_exactly_the_modules_the_sandbox_imports() -> None:
+    rule = next(line for line in system_message("webwise").split("\n- ") if "the modules" in line)
+    named = set(regex.findall(r"\b[a-z]+\b", rule.split("the modules", 1)[1].split(".")[0])) - {"and"}
+    assert named == set(api_stubs.ALLOWED_IMPORTS) == set(MODULES)
 
 
 def test_page_rendering_differs_by_method() -> None:

@@ -1,8 +1,8 @@
 """The action executor: program API v1 performed on the page.
 
 Each action reads the page afresh, acts, and reports the outcome in as few WebDriver
-round trips as possible (a click is two scripts: read the DOM, then click and read the
-reward). Arguments reach the page only as script arguments or WebDriver key events.
+round trips as possible (a click is three scripts: read the DOM, click, then read the DOM
+and the reward in one). Arguments reach the page only as script arguments or WebDriver key events.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@
 done or the step budget runs out. The single-program methods (``filtered-dom``,
 ``whole-dom``, ``instruction-only``) get one program. Whatever fails inside a step (no
 usable code, a raising program, a refused action) goes into the trace and the next
-prompt; only a dead browser ends the episode early, and then the record so far is kept.
+prompt; only a dead browser or a failed model call ends the episode early, and then the
+record so far is kept.
 """
 
 from __future__ import annotations
@@ -23,10 +24,10 @@ from webwise.actions import ActionError, Executor
 from webwise.environment import BrowserDied, MiniWoBEnv, Outcome
 from webwise.episode import Episode, Step, Trial
 from webwise.errors import ConfigError, ContextOverflow, LLMError
-from webwise.extraction import ExtractionError, extract_program
+from webwise.extraction import ExtractionError, extract_program, normal
 from webwise.llm.base import ChatModel, ChatReply, ChatRequest, Message
-from webwise.reflection import Correction, FailureMemory, normal, parse_reflection, reflection_messages
-from webwise.prompts import METHODS, ExampleStep, PastStep, PromptExample, build_messages, task_message
+from webwise.reflection import Correction, FailureMemory, parse_reflection, reflection_messages
+from webwise.prompts import METHODS, PastStep, PromptExample, build_messages, task_message
 
 EXAMPLE_MODES: tuple[str, ...] = ("manual", "auto", "none")
 #: Stop generating once the code block closes: generation is half of a local call's time.
@@ -169,8 +170,7 @@ class Agent:
         else:
             loaded = store.load(episode.task, self.settings.store_dir)
         note = None if loaded else f"no {episode.examples} example for {episode.task}; running zero-shot"
-        shown = [PromptExample(e.instruction, [ExampleStep(s.observation, s.program) for s in e.steps],
-                               solved_before=e.source != "manual") for e in loaded]
+        shown = [PromptExample(e.instruction, e.steps, solved_before=e.source != "manual") for e in loaded]
         return shown, note
 
     def _ask_fresh(self, episode: Episode, step: Step, shown: list[PromptExample], history: list[PastStep],

@@ -9,7 +9,7 @@ loaded once: with ``local`` every worker gets the same model object behind a loc
 ``DIR/results.jsonl`` is the only state. Each finished episode is one ``os.write`` of one
 line under a lock, then fsync, so a kill -9 loses at most the line being written, and that
 torn tail is cut off and rerun by ``--resume``. An episode is identified by (task, seed,
-method, examples, llm); resume runs exactly the planned keys not yet in the file.
+method, examples, llm, trials); resume runs exactly the planned keys not yet in the file.
 """
 
 from __future__ import annotations
@@ -405,13 +405,13 @@ def write_tables(out: Path) -> str:
     """Recompute the tables from ``out/results.jsonl`` into tables.md and tables.csv; returns the Markdown."""
     computed = tables.compute(read_results(out / RESULTS))
     text = tables.markdown(computed)
-    _replace(out / "tables.md", text)
-    _replace(out / "tables.csv", tables.to_csv(computed))
+    replace_text(out / "tables.md", text)
+    replace_text(out / "tables.csv", tables.to_csv(computed))
     return text
 
 
-def _replace(path: Path, text: str) -> None:
-    """Write to a temp file and rename: a reader never sees half a table."""
+def replace_text(path: Path, text: str) -> None:
+    """Write to a temp file and rename: a reader never sees half a file."""
     partial = path.with_name(path.name + ".partial")
     partial.write_text(text, encoding="utf-8")
     partial.replace(path)

@@ -44,7 +44,6 @@ class Browser:
 
     driver: webdriver.Remote
     profile_dir: str | None = None
-    remote: bool = False
     closed: bool = field(default=False, init=False)
 
     def quit(self) -> None:
@@ -69,7 +68,7 @@ def launch(remote_url: str | None = None) -> Browser:
             driver = webdriver.Remote(command_executor=remote_url, options=chrome_options(None))
         except WebDriverException as exc:
             raise ConfigError(f"cannot start a browser on the Grid at {remote_url}: {exc.msg}") from None
-        return Browser(driver, remote=True)
+        return Browser(driver)
     for path in (CHROMIUM, CHROMEDRIVER):
         if not os.path.exists(path):
             raise ConfigError(f"{path} not found: install Debian's chromium and chromium-driver (see README)")

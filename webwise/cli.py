@@ -1,4 +1,4 @@
-"""The ``webwise`` command: ``solve`` one task, list ``tasks``.
+"""The ``webwise`` command: ``solve``, ``harvest``, ``bench``, ``report`` and ``tasks``.
 
 Exit status: 0 solved, 1 ran but not solved, 2 bad input or configuration (one line on
 stderr, never a traceback).
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Callable, NoReturn, Sequence
@@ -43,6 +44,24 @@ def positive_int(text: str) -> int:
     return value
 
 
+LLM_HELP = "local (the 0.5B), local:0.5b, local:1.5b, local:PATH.gguf, openai:MODEL or replay:FILE (default local)"
+
+
+def directory(text: str) -> Path:
+    """A directory to write into: one that exists, or one that can be made where the path points.
+
+    Checked before anything runs: a file in the way would otherwise surface as a traceback
+    at the first write, after minutes of model calls.
+    """
+    path = Path(text)
+    existing = next((p for p in (path, *path.parents) if p.exists()), Path("."))
+    if not existing.is_dir():
+        raise argparse.ArgumentTypeError(f"{existing} is not a directory")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"cannot write in {existing}")
+    return path
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="webwise", description="A program-synthesis web agent on MiniWoB++ tasks.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -53,19 +72,19 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--method", default="webwise", choices=METHODS, help="agent method (default webwise)")
     solve.add_argument("--examples", default="manual", choices=EXAMPLE_MODES,
                        help="in-context examples: manual (k=1), auto (harvested), none (k=0)")
-    solve.add_argument("--llm", default="local", help="local, local:PATH.gguf, openai:MODEL or replay:FILE")
+    solve.add_argument("--llm", default="local", help=LLM_HELP)
     solve.add_argument("--max-steps", type=positive_int, default=5, help="programs per trial (webwise method)")
     solve.add_argument("--trials", type=positive_int, default=1,
                        help="attempts from a fresh reset of the same seed, with reflection between them (default 1)")
-    solve.add_argument("--store", type=Path, default=None, help="harvested-example store (default incontext/auto)")
-    solve.add_argument("--screenshots", type=Path, default=None, help="save a PNG after each step here")
+    solve.add_argument("--store", type=directory, default=None, help="harvested-example store (default incontext/auto)")
+    solve.add_argument("--screenshots", type=directory, default=None, help="save a PNG after each step here")
     solve.add_argument("--json", action="store_true", help="print the episode record as one JSON object")
 
     harvest = commands.add_parser("harvest", help="zero-shot trials that store solved programs as examples (ACG)")
     harvest.add_argument("--tasks", required=True, help="paper48, all, or a comma-separated list of tasks")
     harvest.add_argument("--trials", type=positive_int, default=10, help="zero-shot trials per task (default 10)")
-    harvest.add_argument("--llm", default="local", help="local, local:PATH.gguf, openai:MODEL or replay:FILE")
-    harvest.add_argument("--store", type=Path, default=None, help="example store (default incontext/auto)")
+    harvest.add_argument("--llm", default="local", help=LLM_HELP)
+    harvest.add_argument("--store", type=directory, default=None, help="example store (default incontext/auto)")
     harvest.add_argument("--method", default="webwise", choices=METHODS, help="method of the trials (default webwise)")
     harvest.add_argument("--seed-start", type=non_negative_int, default=0, help="seed of the first trial (default 0)")
     harvest.add_argument("--max-steps", type=positive_int, default=5, help="programs per trial (webwise method)")
@@ -82,13 +101,13 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"comma-separated, of {', '.join(METHODS)} (default webwise)")
     bench.add_argument("--examples", type=choice_list(EXAMPLE_MODES), default=["manual"],
                        help=f"comma-separated, of {', '.join(EXAMPLE_MODES)} (default manual)")
-    bench.add_argument("--llm", default="local", help="local, local:PATH.gguf, openai:MODEL or replay:FILE")
+    bench.add_argument("--llm", default="local", help=LLM_HELP)
     bench.add_argument("--workers", type=positive_int, default=1,
                        help="parallel browsers (default 1); with local they share one model, one call at a time")
     bench.add_argument("--remote", default=None, metavar="URL", help="run the browsers on the Selenium Grid at URL")
     bench.add_argument("--page-host", default="127.0.0.1",
                        help="address to serve task pages on; must be reachable from the Grid's nodes (default 127.0.0.1)")
-    bench.add_argument("--out", type=Path, required=True, help="output directory")
+    bench.add_argument("--out", type=directory, required=True, help="output directory")
     bench.add_argument("--resume", action="store_true", help="run only the episodes missing from OUT/results.jsonl")
     bench.add_argument("--max-steps", type=positive_int, default=5, help="programs per trial (webwise method)")
     bench.add_argument("--trials", type=positive_int, default=1,

@@ -44,7 +44,7 @@ def parse_time(text: str) -> dt.time | None:
 
 
 def to_input_value(kind: str, text: str) -> str | None:
-    """The value for an input of type ``kind`` (date, time, datetime-local, month, week), or None."""
+    """The value for an input of type ``kind`` (date, time, datetime-local, month; others as typed), or None."""
     if kind == "date":
         date = parse_date(text)
         return date.isoformat() if date else None

@@ -142,8 +142,8 @@ def page_key(elements: Iterable[Element]) -> str:
 def render(observation: Iterable[Element]) -> str:
     """Compact text, one element per line, e.g. ``[3] button "Submit" #subbtn .primary``.
 
-    Flags show as words (``clicked``, ``modified``, ``focused``, ``checked``); geometry, when
-    present, as ``@left,top wxh``.
+    Flags show as words (``clicked``, ``modified``, ``focused``, ``checked``, ``unchecked``,
+    ``failed_before``); geometry, when present, as ``@left,top wxh``.
     """
     lines = []
     for element in observation:

@@ -24,10 +24,10 @@ from webwise.tasks import html_root, page_path
 
 _RESET_JS = """
 if (WOB_DONE_GLOBAL === false) { core.endEpisode(0); }
-// refs restart at 1 each episode: forget the stamps of the last one, or two elements share a ref
 Math.seedrandom(arguments[0]);
 core.setDataMode(arguments[1]);
 core.EPISODE_MAX_TIME = arguments[2];
+// refs restart at 1 each episode: forget the stamps of the last one, or two elements share a ref
 document.querySelectorAll('[data-wob_ref]').forEach(function (e) { delete e.dataset.wob_ref; delete e.dataset.wob_eps; });
 core.startEpisodeReal();
 return WOB_TASK_READY;

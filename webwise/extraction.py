@@ -3,7 +3,9 @@
 Replies come with prose, several fences (```python, ```py, bare ```), a fence cut off by
 the token limit or a stop sequence, or no fence at all. The checks catch what small
 models get wrong before a program wastes a step: Selenium code they were told not to
-write, invented helper functions, wrong arity; each becomes one line of feedback.
+write, invented helper functions, wrong arity; each becomes one line of feedback. And
+what makes two programs the same one (:func:`normal`), for the agent's refusal to run a
+program twice on one page and the store's refusal to keep an example twice.
 """
 
 from __future__ import annotations
@@ -196,3 +198,16 @@ def _check_arity(name: str, call: ast.Call) -> None:
         raise ExtractionError(
             f"{name}() takes {len(params)} argument(s) ({', '.join(params)}), got {len(call.args) + len(call.keywords)}"
         ) from None
+
+
+def normal(program: str | None) -> str:
+    """A program without comments and layout: two programs that differ only there are one.
+
+    Small models rewrite the comments of a program they send again (the 1.5B's
+    ``# submit the guess`` became ``# click the submit button``); that is no new program.
+    """
+    text = program or ""
+    try:
+        return ast.unparse(ast.parse(text))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return " ".join(text.split())

@@ -12,6 +12,7 @@ from typing import Sequence
 
 import api_stubs
 from webwise.dom import Element, render
+from webwise.examples import Step
 from webwise.llm.base import Message
 
 METHODS: tuple[str, ...] = ("webwise", "filtered-dom", "whole-dom", "instruction-only")
@@ -36,8 +37,8 @@ _RULES = """Rules:
 _PAGE_FORMAT = """The page is shown one element per line: [ref] tag "text" #id .classes value flags.
 These lines are not Python: your program names elements by tag and text (or id)."""
 
-#: A worked demonstration of the API on an invented page, part of the fixed prompt for
-#: every task (k counts the task examples shown on top of it). Without it a small model
+#: A worked demonstration of the API on an invented page, in the fixed prompt of every
+#: task shown with no example of its own (k=0). Without it a small model
 #: zero-shot writes the observation out as a literal instead of acting, and aims
 #: click('input_text', ...) at the text it wants to type rather than at the input's id.
 _DEMO_INSTRUCTION = 'Set the city to "Oslo", tick Express and press Save.'
@@ -91,17 +92,11 @@ def _demonstration(method: str) -> str:
 
 
 @dataclass(frozen=True)
-class ExampleStep:
-    observation: Sequence[Element]
-    program: str
-
-
-@dataclass(frozen=True)
 class PromptExample:
     """An in-context example as the prompt shows it (hand-written or harvested)."""
 
     instruction: str
-    steps: Sequence[ExampleStep]
+    steps: Sequence[Step]
     solved_before: bool = False
 
 

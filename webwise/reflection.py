@@ -5,6 +5,7 @@ the earliest wrong step and writes the program that step should have run. The ne
 replays the programs before that step that moved the page on, without asking the model,
 runs the correction next (or asks afresh there when the review wrote no program), and
 plans freely after it.
+
 Click targets of wrong steps are remembered per step and flagged ``failed_before`` in that
 step's page, so the model does not pick them again; a correction at step N forgets what
 was learned about later steps, whose pages will differ. The wrong step's program counts as
@@ -14,7 +15,6 @@ step only: the next trial asks afresh there.
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass, field, replace
 from typing import Sequence
 
@@ -22,7 +22,7 @@ import regex
 
 from webwise.dom import Element, render
 from webwise.episode import Step
-from webwise.extraction import ExtractionError, extract_program
+from webwise.extraction import ExtractionError, extract_program, normal
 from webwise.llm.base import Message
 from webwise.prompts import system_message
 
@@ -139,7 +139,7 @@ class FailureMemory:
             self.tried.setdefault(page, []).append((program, result))
 
     def tried_here(self, page: str, program: str) -> bool:
-        """Whether ``program`` (whitespace aside) already failed on ``page`` in this episode."""
+        """Whether ``program`` (comments and layout aside) already failed on ``page`` in this episode."""
         return any(normal(earlier) == normal(program) for earlier, _ in self.tried.get(page, ()))
 
     def remember(self, index: int, step: Step) -> None:
@@ -156,15 +156,3 @@ class FailureMemory:
             return observation
         return [{**e, "failed_before": True} if e["text"] in failed else e for e in observation]
 
-
-def normal(program: str | None) -> str:
-    """A program without comments and layout: two programs that differ only there are one.
-
-    Small models rewrite the comments of a program they send again (the 1.5B's
-    ``# submit the guess`` became ``# click the submit button``); that is no new program.
-    """
-    text = program or ""
-    try:
-        return ast.unparse(ast.parse(text))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return " ".join(text.split())

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from webwise import tables
-from webwise.bench import RESULTS, SCREENSHOTS, read_results, write_tables
+from webwise.bench import RESULTS, SCREENSHOTS, read_results, replace_text, write_tables
 from webwise.errors import ConfigError
 from webwise.tasks import PAPER48
 
@@ -44,9 +44,7 @@ def write_report(out: Path) -> Path:
     records = read_results(path)
     write_tables(out)
     target = out / "report.html"
-    partial = target.with_name(target.name + ".partial")
-    partial.write_text(render(records, out / SCREENSHOTS), encoding="utf-8")
-    partial.replace(target)
+    replace_text(target, render(records, out / SCREENSHOTS))
     return target
 
 

@@ -18,6 +18,7 @@ from typing import Any, Iterator
 
 from webwise.errors import ConfigError
 from webwise.examples import CHECKOUT, Example, Step
+from webwise.extraction import normal
 
 DEFAULT_STORE = CHECKOUT / "incontext" / "auto"
 #: The paper keeps at most two harvested programs per task.
@@ -52,8 +53,8 @@ def load(task: str, directory: Path | None = None) -> list[Example]:
 
 
 def programs_key(entry: dict[str, Any]) -> tuple[str, ...]:
-    """What makes two harvested examples the same: their programs, whitespace aside."""
-    return tuple(" ".join(step["program"].split()) for step in entry["steps"])
+    """What makes two harvested examples the same: their programs, comments and layout aside."""
+    return tuple(normal(step["program"]) for step in entry["steps"])
 
 
 def has(task: str, entry: dict[str, Any], directory: Path | None = None) -> bool:

@@ -3,9 +3,9 @@
 The key is the whole request as the model sees it (backend name, messages, temperature,
 max_tokens, stop, and the seed when there is one) and nothing else: ``task`` and
 ``call_index`` are bookkeeping, and two episodes that send the same prompt should share
-the answer. One JSON file per key, written
-to a temp file and renamed, so concurrent workers and interrupted runs never leave a torn
-entry; an unreadable entry counts as a miss and is overwritten.
+the answer. One JSON file per key, written to a temp file and renamed, so concurrent
+workers and interrupted runs never leave a torn entry; an unreadable entry counts as a
+miss and is overwritten.
 """
 
 from __future__ import annotations
