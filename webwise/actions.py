@@ -44,7 +44,8 @@ _FOCUS_JS = """
 var el = document.activeElement;
 if (!el || el === document.body) { return null; }
 var editable = el.isContentEditable || el instanceof HTMLTextAreaElement ||
-  (el instanceof HTMLInputElement && !['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'file'].includes(el.type));
+  (el instanceof HTMLInputElement &&
+   !['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'file'].includes(el.type));
 return [el.tagName.toLowerCase(), el.type || '', editable && !el.disabled && !el.readOnly, +el.dataset.wob_ref || null];
 """
 _SET_VALUE_JS = """
@@ -234,7 +235,8 @@ class Executor:
         if call is None:
             return None
         shown = f"{caption['tag']} {caption['deep_text'][:40]!r}"
-        return f"click({previous.args[0]!r}, {previous.args[1]!r}) clicked the {shown}, not its field; click the field: {call}"
+        clicked = f"click({previous.args[0]!r}, {previous.args[1]!r})"
+        return f"{clicked} clicked the {shown}, not its field; click the field: {call}"
 
     def _type(self, text: str) -> str:
         tag, kind, ref = self._focused()
@@ -264,7 +266,8 @@ class Executor:
         elif len(main) == 1:
             code = main
         else:
-            raise ActionError(f"unknown key {main!r}; use Enter, Tab, Backspace, Delete, Escape, Space, Home, End or Arrow keys")
+            raise ActionError(f"unknown key {main!r}; use Enter, Tab, Backspace, Delete, Escape, Space, Home, End "
+                              "or Arrow keys")
         self.env.keys(code, modifiers=tuple(modifiers))
         return key
 

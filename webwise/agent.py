@@ -376,10 +376,12 @@ def feedback(step: Step, outcome: Outcome) -> str:
     done = [a for a in step.actions if not a["error"]]
     acted = "; ".join(f"{a['name']}({', '.join(repr(x) for x in a['args'])})" for a in done[:6]) or "no action"
     acted += "; ..." if len(done) > 6 else ""
+    reason = f" ({outcome.reason})" if outcome.reason else ""
     return {
         "solved": f"ran {acted}; the task is complete",
-        "failed": f"ran {acted}; the page ended the task as failed" + (f" ({outcome.reason})" if outcome.reason else ""),
-        "exception": f"ran {acted}, then error: {step.error}; nothing after that ran" if done else f"error: {step.error}",
+        "failed": f"ran {acted}; the page ended the task as failed{reason}",
+        "exception": (f"ran {acted}, then error: {step.error}; nothing after that ran" if done
+                      else f"error: {step.error}"),
         "no change": f"ran {acted}; nothing on the page changed; the task is not complete",
         "cycle": f"ran {acted}; the page is back to an earlier state: this goes in circles",
         "progress": f"ran {acted}; the page changed; the task is not complete yet",

@@ -82,7 +82,8 @@ class BenchConfig:
         """Same task and method next to each other, so a worker's browser rarely reloads a page."""
         for method, examples in itertools.product(self.methods, self.examples):
             check_method(method, examples)
-        return [Job(t, s, m, e) for t, m, e, s in itertools.product(self.tasks, self.methods, self.examples, self.seeds)]
+        combinations = itertools.product(self.tasks, self.methods, self.examples, self.seeds)
+        return [Job(t, s, m, e) for t, m, e, s in combinations]
 
 
 def record_key(record: dict[str, Any]) -> Key:
@@ -261,7 +262,8 @@ class Bench:
 
     def __init__(self, config: BenchConfig) -> None:
         self.config = config
-        self.settings = Settings(max_steps=config.max_steps, trials=config.trials, screenshot_dir=config.out / SCREENSHOTS)
+        self.settings = Settings(max_steps=config.max_steps, trials=config.trials,
+                                 screenshot_dir=config.out / SCREENSHOTS)
         self.stop = threading.Event()
         self.jobs: queue.Queue[Job] = queue.Queue()
         self.finished: queue.Queue[dict[str, Any]] = queue.Queue()

@@ -106,7 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
                        help="parallel browsers (default 1); with local they share one model, one call at a time")
     bench.add_argument("--remote", default=None, metavar="URL", help="run the browsers on the Selenium Grid at URL")
     bench.add_argument("--page-host", default="127.0.0.1",
-                       help="address to serve task pages on; must be reachable from the Grid's nodes (default 127.0.0.1)")
+                       help="address to serve task pages on; must be reachable from the Grid's nodes "
+                            "(default 127.0.0.1)")
     bench.add_argument("--out", type=directory, required=True, help="output directory")
     bench.add_argument("--resume", action="store_true", help="run only the episodes missing from OUT/results.jsonl")
     bench.add_argument("--max-steps", type=positive_int, default=5, help="programs per trial (webwise method)")
@@ -181,8 +182,8 @@ def _bench(args: argparse.Namespace) -> int:
     seeds = range(args.seed_start, args.seed_start + args.seeds)
     return run_bench(BenchConfig(tasks=parse_task_list(args.tasks), seeds=seeds, methods=args.methods,
                                  examples=args.examples, llm=args.llm, out=args.out, workers=args.workers,
-                                 resume=args.resume, max_steps=args.max_steps, trials=args.trials, remote_url=args.remote,
-                                 page_host=args.page_host))
+                                 resume=args.resume, max_steps=args.max_steps, trials=args.trials,
+                                 remote_url=args.remote, page_host=args.page_host))
 
 
 def _report(args: argparse.Namespace) -> int:

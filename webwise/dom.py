@@ -115,7 +115,8 @@ def filtered_summary(elements: Iterable[Element], clicked: set[int], modified: s
         classes = set(element["classes"].split())
         if element["tag"] not in USEFUL_TAGS and not classes & USEFUL_CLASSES:
             continue
-        if element["tag"] in {"div", "ul", "tr", "p"} and not element["text"] and not element["id"] and not classes & USEFUL_CLASSES:
+        bare = not element["text"] and not element["id"] and not classes & USEFUL_CLASSES
+        if element["tag"] in {"div", "ul", "tr", "p"} and bare:
             continue  # bare layout containers: their children carry the content
         item = {key: element[key] for key in _SUMMARY_KEYS}
         item["clicked"] = element["ref"] in clicked

@@ -28,7 +28,9 @@ Math.seedrandom(arguments[0]);
 core.setDataMode(arguments[1]);
 core.EPISODE_MAX_TIME = arguments[2];
 // refs restart at 1 each episode: forget the stamps of the last one, or two elements share a ref
-document.querySelectorAll('[data-wob_ref]').forEach(function (e) { delete e.dataset.wob_ref; delete e.dataset.wob_eps; });
+document.querySelectorAll('[data-wob_ref]').forEach(function (e) {
+  delete e.dataset.wob_ref; delete e.dataset.wob_eps;
+});
 core.startEpisodeReal();
 return WOB_TASK_READY;
 """
@@ -175,5 +177,5 @@ class MiniWoBEnv:
 
 def _is_dead(exc: WebDriverException) -> bool:
     text = (exc.msg or str(exc)).lower()
-    return any(s in text for s in ("invalid session id", "session deleted", "chrome not reachable",
-                                   "disconnected", "connection refused", "no such window", "target window already closed"))
+    return any(s in text for s in ("invalid session id", "session deleted", "chrome not reachable", "disconnected",
+                                   "connection refused", "no such window", "target window already closed"))

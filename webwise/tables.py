@@ -189,8 +189,9 @@ def markdown(tables: Tables) -> str:
     if tables.code:
         out += ["Episodes by code version: " + ", ".join(f"{code} {n}" for code, n in tables.code.items()), ""]
     for column, rows in tables.groups.items():
-        out += [f"## {column.label(tables.many_llms)}", "", "### By group", "", _md_table(group_header(column.trials), map(group_cells, rows)),
-                "", "### By task", "", _md_table(task_header(column.trials), map(task_cells, tables.tasks[column])), ""]
+        out += [f"## {column.label(tables.many_llms)}", "",
+                "### By group", "", _md_table(group_header(column.trials), map(group_cells, rows)), "",
+                "### By task", "", _md_table(task_header(column.trials), map(task_cells, tables.tasks[column])), ""]
     return "\n".join(out)
 
 
@@ -215,7 +216,8 @@ def to_csv(tables: Tables) -> str:
         for column, rows in table.items():
             for row in rows:
                 writer.writerow([level, row.name, row.group, column.llm, column.method, column.examples, column.trials,
-                                 row.episodes, row.first_successes, row.successes, f"{row.rate:.4f}", f"{row.steps:.4f}", f"{row.llm_calls:.4f}",
-                                 f"{row.prompt_tokens:.2f}", f"{row.completion_tokens:.2f}", row.context_overflows,
+                                 row.episodes, row.first_successes, row.successes, f"{row.rate:.4f}",
+                                 f"{row.steps:.4f}", f"{row.llm_calls:.4f}", f"{row.prompt_tokens:.2f}",
+                                 f"{row.completion_tokens:.2f}", row.context_overflows,
                                  row.errors, "" if row.paper is None else f"{row.paper:.2f}"])
     return buffer.getvalue()
