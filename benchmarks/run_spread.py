@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from webwise.bench import RESULTS, Key, read_results, record_key
-from webwise.reflection import normal
+from webwise.extraction import normal
 
 Run = dict[Key, dict[str, Any]]
 
@@ -36,10 +36,14 @@ def programs(record: dict[str, Any], first_trial_only: bool = False) -> list[str
     return [normal(step["program"]) for step in record["trace"] if not first_trial_only or step["trial"] == 0]
 
 
+def solved(records: list[dict[str, Any]]) -> tuple[int, int]:
+    """Episodes solved at trial 1 and by the last trial."""
+    return sum(bool(r["success_first_trial"]) for r in records), sum(bool(r["success"]) for r in records)
+
+
 def summary(name: str, records: list[dict[str, Any]]) -> str:
     n = len(records)
-    first = sum(bool(r["success_first_trial"]) for r in records)
-    final = sum(bool(r["success"]) for r in records)
+    first, final = solved(records)
     versions = Counter(r.get("code") or "unrecorded" for r in records)
     return (f"| {name} | {', '.join(f'{v} ({c})' for v, c in versions.most_common())} | {first}/{n} | {final}/{n} | "
             f"{100 * (final - first) / n:+.1f} | {final - first} | {sum(r['llm_calls'] for r in records)} |")
@@ -56,7 +60,8 @@ def compare(name: str, base: Run, other: Run, keys: list[Key]) -> list[str]:
     same_first = sum(programs(base[k], True) == programs(other[k], True) for k in keys)
     differ = [k for k in keys if outcome(base[k]) != outcome(other[k])]
     lines = [f"{name} against the first: {same_all}/{len(keys)} episodes ran the same programs at every step, "
-             f"{same_first}/{len(keys)} in trial 1; {len(differ)} outcomes differ (trial 1/final, first run -> this run):"]
+             f"{same_first}/{len(keys)} in trial 1; {len(differ)} outcomes differ "
+             "(trial 1/final, first run -> this run):"]
     lines += [f"  {k[0]} s{k[1]}: {outcome(base[k])} -> {outcome(other[k])}" for k in sorted(differ)]
     return lines
 
@@ -73,12 +78,15 @@ def main() -> None:
     if not keys:
         parser.error("the runs share no episode (same tasks, seeds, method, examples, model and trials)")
     print(f"{len(keys)} episodes in every run\n")
-    print("| run | code versions (episodes) | solved trial 1 | solved by last trial | gain (points) | late wins | LLM calls |")
+    print("| run | code versions (episodes) | solved trial 1 | solved by last trial | gain (points) | late wins "
+          "| LLM calls |")
     print("|---|---|---|---|---|---|---|")
+    gains = []
     for directory, run in zip(directories, runs):
-        print(summary(str(directory), [run[k] for k in keys]))
-    gains = [100 * sum(bool(run[k]["success"]) - bool(run[k]["success_first_trial"]) for k in keys) / len(keys)
-             for run in runs]
+        records = [run[k] for k in keys]
+        print(summary(str(directory), records))
+        first, final = solved(records)
+        gains.append(100 * (final - first) / len(keys))
     print(f"\ngain: mean {statistics.fmean(gains):+.1f}, range {min(gains):+.1f} to {max(gains):+.1f} points")
     for directory, run in zip(directories[1:], runs[1:]):
         print()

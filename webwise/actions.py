@@ -2,7 +2,8 @@
 
 Each action reads the page afresh, acts, and reports the outcome in as few WebDriver
 round trips as possible (a click is three scripts: read the DOM, click, then read the DOM
-and the reward in one). Arguments reach the page only as script arguments or WebDriver key events.
+and the reward in one). Arguments reach the page only as script arguments or WebDriver
+key events.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ from webwise.agent import EXAMPLE_MODES, Settings, check_method
 from webwise.environment import BrowserDied
 from webwise.episode import Episode
 from webwise.errors import ConfigError, WebwiseError
+from webwise.llm import SPECS
 from webwise.prompts import METHODS
 from webwise.tasks import PAPER48, all_tasks, check_task, group_of, parse_task_list
 
@@ -44,7 +45,7 @@ def positive_int(text: str) -> int:
     return value
 
 
-LLM_HELP = "local (the 0.5B), local:0.5b, local:1.5b, local:PATH.gguf, openai:MODEL or replay:FILE (default local)"
+LLM_HELP = f"{SPECS} (default local)"
 
 
 def directory(text: str) -> Path:

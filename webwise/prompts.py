@@ -38,9 +38,9 @@ _PAGE_FORMAT = """The page is shown one element per line: [ref] tag "text" #id .
 These lines are not Python: your program names elements by tag and text (or id)."""
 
 #: A worked demonstration of the API on an invented page, in the fixed prompt of every
-#: task shown with no example of its own (k=0). Without it a small model
-#: zero-shot writes the observation out as a literal instead of acting, and aims
-#: click('input_text', ...) at the text it wants to type rather than at the input's id.
+#: task shown with no example of its own (k=0). Without it a small model zero-shot writes
+#: the observation out as a literal instead of acting, and aims click('input_text', ...)
+#: at the text it wants to type rather than at the input's id.
 _DEMO_INSTRUCTION = 'Set the city to "Oslo", tick Express and press Save.'
 _DEMO_PAGE: tuple[Element, ...] = (
     {"ref": 3, "tag": "h2", "text": "Delivery", "id": "", "classes": "", "value": ""},

@@ -57,9 +57,14 @@ def programs_key(entry: dict[str, Any]) -> tuple[str, ...]:
     return tuple(normal(step["program"]) for step in entry["steps"])
 
 
+def _holds(entries: list[dict[str, Any]], entry: dict[str, Any]) -> bool:
+    key = programs_key(entry)
+    return any(programs_key(e) == key for e in entries)
+
+
 def has(task: str, entry: dict[str, Any], directory: Path | None = None) -> bool:
     """Whether the store already holds an example with the same programs."""
-    return any(programs_key(e) == programs_key(entry) for e in _read(task_file(task, directory)))
+    return _holds(_read(task_file(task, directory)), entry)
 
 
 @contextlib.contextmanager
@@ -82,7 +87,7 @@ def add(task: str, entry: dict[str, Any], directory: Path | None = None) -> str:
     with _locked(directory):
         path = task_file(task, directory)
         entries = _read(path)
-        if any(programs_key(e) == programs_key(entry) for e in entries):
+        if _holds(entries, entry):
             return "duplicate"
         if len(entries) >= MAX_PER_TASK:
             return "full"

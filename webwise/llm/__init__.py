@@ -9,15 +9,17 @@ from webwise.errors import ConfigError
 from webwise.llm.base import ChatModel, ChatReply, ChatRequest, Message
 from webwise.llm.replay import ReplayModel
 
-__all__ = ["ChatModel", "ChatReply", "ChatRequest", "Message", "make_llm"]
+__all__ = ["ChatModel", "ChatReply", "ChatRequest", "Message", "SPECS", "make_llm"]
+
+#: The ``--llm`` specs :func:`make_llm` understands, as help and error texts name them.
+SPECS = "local (the 0.5B), local:0.5b, local:1.5b, local:PATH.gguf, openai:MODEL or replay:FILE"
 
 
 def make_llm(spec: str, cache_dir: Path | None = None) -> ChatModel:
-    """Build a backend from a ``--llm`` spec.
+    """Build a backend from a ``--llm`` spec, one of :data:`SPECS`.
 
-    ``local`` (the default size), ``local:1.5b``, ``local:0.5b``, ``local:PATH.gguf``,
-    ``openai:MODEL`` or ``replay:FILE``. Real backends are wrapped in the on-disk response
-    cache when ``cache_dir`` or ``WEBWISE_LLM_CACHE`` names a directory; replay never is.
+    Real backends are wrapped in the on-disk response cache when ``cache_dir`` or
+    ``WEBWISE_LLM_CACHE`` names a directory; replay never is.
     """
     kind, _, arg = spec.partition(":")
     if kind == "replay":
@@ -34,10 +36,7 @@ def make_llm(spec: str, cache_dir: Path | None = None) -> ChatModel:
     elif kind == "local":
         model = _make_local(arg)
     else:
-        raise ConfigError(
-            f"unknown --llm spec {spec!r}: use local, local:1.5b, local:0.5b, local:PATH.gguf, "
-            "openai:MODEL or replay:FILE"
-        )
+        raise ConfigError(f"unknown --llm spec {spec!r}: use {SPECS}")
     cache = cache_dir or (Path(os.environ["WEBWISE_LLM_CACHE"]) if os.environ.get("WEBWISE_LLM_CACHE") else None)
     if cache is None:
         return model
