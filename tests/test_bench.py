@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import io
 import json
 import os
@@ -19,9 +20,13 @@ from webwise.bench import Bench, BenchConfig, Job, Progress, Worker, read_result
 from webwise.cli import main
 from webwise.environment import BrowserDied
 from webwise.episode import Episode
+from webwise.llm.cache import CachedModel
+from webwise.llm.replay import ReplayModel
 from webwise.provenance import code_version, git_commit
+from webwise.session import Session
 
 WEBWISE = str(Path(sys.executable).parent / "webwise")
+ROOT = Path(__file__).resolve().parents[1]
 #: Programs that read the task, as a real model's would; each solves its task in one step.
 PROGRAMS = {
     "click-button": "Clicking the named button.\n```python\nimport re\nclick('button', re.search(r'\"(.*)\"', task).group(1))\n```",
@@ -264,3 +269,20 @@ def test_tables_show_success_at_trial_1_beside_trial_t() -> None:
     assert "## webwise / none, T=3" in text
     assert "| group | success at trial 1 | success by trial 3 |" in text
     assert "| 1 | 0.33 (1/3) | 0.67 (2/3) |" in text
+
+
+def test_a_cache_warmed_from_a_run_answers_its_first_trial_without_the_model(replay: Path, tmp_path: Path) -> None:
+    """benchmarks/warm_cache.py: a rerun shares the recorded trial-1 replies instead of asking again."""
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    assert main(bench_args(replay, out, seeds=1)) == 0
+    spec = importlib.util.spec_from_file_location("warm_cache", ROOT / "benchmarks" / "warm_cache.py")
+    warm_cache = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(warm_cache)
+    assert warm_cache.warm(out, cache) == 4  # two tasks, two methods, one seed: one call each
+    replay.write_text(json.dumps({}))  # the model has nothing left to say
+    with Session(CachedModel(ReplayModel.from_file(replay), cache)) as session:
+        episode = session.run("click-link", 0, "webwise", "none")
+    recorded = next(r for r in read_results(out / "results.jsonl")
+                    if r["task"] == "click-link" and r["method"] == "webwise")
+    assert episode.success and episode.error is None
+    assert episode.trace[0].program == recorded["trace"][0]["program"]

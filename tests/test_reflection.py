@@ -43,6 +43,20 @@ def test_correction_applied_at_the_named_step_after_replaying_earlier_ones(tmp_p
     assert trial2[1].program.endswith("enter_text(target)\nclick('button', 'Submit')")
 
 
+def test_replayed_steps_do_not_count_against_the_step_budget(tmp_path: Path) -> None:
+    """With two steps per trial, a fix at step 2 after a replay still leaves a step to submit in."""
+    typed_wrong = "```python\nenter_text('wrong')\n```"
+    typed_right = f"Step: 2\nWhy: it typed the wrong word.\n```python\n{TARGET}enter_text(target)\n```"
+    submit = "```python\nclick('button', 'Submit')\n```"
+    with session(tmp_path, {"enter-text": [STEP1, typed_wrong, typed_right, submit]}, max_steps=2, trials=2) as s:
+        episode = s.run("enter-text", 2, "webwise", "none")
+    first, second = episode.trials
+    assert (first.ending, first.steps) == ("incomplete", 2)
+    assert (second.ending, second.steps) == ("solved", 3) and episode.success
+    trial2 = [step for step in episode.trace if step.trial == 1]
+    assert [step.source for step in trial2] == ["replay", "correction", "model"]
+
+
 def test_reflection_prompt_is_built_from_the_trace(tmp_path: Path) -> None:
     with session(tmp_path, {"enter-text": [STEP1, WRONG_TYPE, REFLECTION]}, max_steps=4, trials=2) as s:
         episode = s.run("enter-text", 2, "webwise", "none")

@@ -119,6 +119,11 @@ class Agent:
                correction: Correction | None, memory: FailureMemory) -> tuple[list[Step], list[str], Outcome]:
         """One attempt from a fresh reset: replayed and corrected steps first, then the model.
 
+        Replayed steps only restore the page the last trial reached, so they do not count
+        against the step budget: the trial has ``max_steps`` steps from the corrected one on.
+        Counting them left no step to plan after the fix (with ``--max-steps 2``, 16 of the
+        1.5B's 108 later trials on paper48 ended out of steps right after a replay).
+
         Returns the steps, the page state each of them started on, and the outcome.
         """
         episode.utterance = self.env.reset(episode.task, episode.seed)
@@ -129,7 +134,8 @@ class Agent:
         seen = [executor.page_key]
         ran: set[tuple[str, str]] = set()
         steps: list[Step] = []
-        budget = self.settings.max_steps if episode.method == "webwise" else 1
+        replayed = correction.at if correction else 0
+        budget = (self.settings.max_steps if episode.method == "webwise" else 1) + replayed
         for index in range(budget):
             step = Step(index=index, trial=trial.trial, prompt=[], observation=memory.mark(index, observation))
             episode.add_step(step)

@@ -4,7 +4,7 @@ After a failed trial the model reviews the trial's steps (page, program, outcome
 the earliest wrong step and writes the program that step should have run. The next trial
 replays the programs before that step that moved the page on, without asking the model,
 runs the correction next (or asks afresh there when the review wrote no program), and
-plans freely after it.
+plans freely after it; replayed steps do not count against the trial's step budget.
 
 Click targets of wrong steps are remembered per step and flagged ``failed_before`` in that
 step's page, so the model does not pick them again; a correction at step N forgets what

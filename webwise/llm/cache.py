@@ -47,6 +47,33 @@ def request_key(model: str, request: ChatRequest) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
+def entry_path(directory: Path, model: str, request: ChatRequest) -> Path:
+    """Where the reply to ``request`` to ``model`` is kept under ``directory``."""
+    key = request_key(model, request)
+    return directory / key[:2] / f"{key}.json"
+
+
+def store(directory: Path, model: str, request: ChatRequest, reply: ChatReply) -> None:
+    """Keep ``reply`` as the answer to ``request``; also how a cache is warmed from a recorded run."""
+    entry = {
+        "text": reply.text,
+        "prompt_tokens": reply.prompt_tokens,
+        "completion_tokens": reply.completion_tokens,
+        "seconds": reply.seconds,
+        "extra": _jsonable(reply.extra),
+    }
+    path = entry_path(directory, model, request)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(entry, f, ensure_ascii=False)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
 class CachedModel:
     """Wraps a backend: answers repeated requests from ``directory``, asks the backend otherwise."""
 
@@ -55,21 +82,18 @@ class CachedModel:
         self.name = inner.name
         self.directory = directory
 
-    def _path(self, key: str) -> Path:
-        return self.directory / key[:2] / f"{key}.json"
-
     def complete(self, request: ChatRequest) -> ChatReply:
         start = time.perf_counter()
-        path = self._path(request_key(self.name, request))
-        hit = self._load(path)
+        hit = self._load(entry_path(self.directory, self.name, request))
         if hit is not None:
             hit.seconds = time.perf_counter() - start
             return hit
         reply = self.inner.complete(request)
-        self._store(path, reply)
+        store(self.directory, self.name, request, reply)
         return reply
 
-    def _load(self, path: Path) -> ChatReply | None:
+    @staticmethod
+    def _load(path: Path) -> ChatReply | None:
         try:
             entry = json.loads(path.read_text(encoding="utf-8"))
             return ChatReply(
@@ -81,24 +105,6 @@ class CachedModel:
             )
         except (OSError, ValueError, KeyError, TypeError):
             return None
-
-    def _store(self, path: Path, reply: ChatReply) -> None:
-        entry = {
-            "text": reply.text,
-            "prompt_tokens": reply.prompt_tokens,
-            "completion_tokens": reply.completion_tokens,
-            "seconds": reply.seconds,
-            "extra": _jsonable(reply.extra),
-        }
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                json.dump(entry, f, ensure_ascii=False)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
 
     def close(self) -> None:
         self.inner.close()
