@@ -78,6 +78,7 @@ def test_typing_after_clicking_a_caption_names_the_click_that_reaches_its_field(
     advice = "click the field: click('input_password', 'password')"
     assert str(raised.value) == ("no text input is focused (nothing is); click('label', 'Password') clicked "
                                  f"the label 'Password', not its field; {advice}")
+    assert executor.caption_fixes() == {("label", "Password"): "click('input_password', 'password')"}
     executor.click("input_password", "password")
     executor.enter_text("secret")
     assert input_value(env, "#password") == "secret"

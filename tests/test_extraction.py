@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from webwise.extraction import ExtractionError, extract_program
+from webwise.extraction import ExtractionError, extract_program, rewrite_clicks
 
 FENCED_WITH_PROSE = """Sure! To complete the task I will click the button.
 
@@ -123,3 +123,14 @@ def test_pasted_copies_of_the_page_are_dropped() -> None:
 def test_helpers_the_program_defines_are_allowed() -> None:
     reply = "```python\ndef pick(word):\n    click('span', word)\n\npick('Okay')\n```"
     assert "pick('Okay')" in extract_program(reply)
+
+
+def test_rewrite_clicks_replaces_only_the_named_literal_clicks() -> None:
+    program = ("# the caption first\nclick('label', 'Prénom')  # é before it\nenter_text('Zoé'); "
+               "click(\"label\", 'Prénom')\nclick('label', 'Nom')\nclick('label', name)\n")
+    fixes = {("label", "Prénom"): "click('input_text', 'first')", ("span", "unused"): "click('input_text', 'x')"}
+    rewritten, used = rewrite_clicks(program, fixes)
+    assert rewritten == ("# the caption first\nclick('input_text', 'first')  # é before it\nenter_text('Zoé'); "
+                         "click('input_text', 'first')\nclick('label', 'Nom')\nclick('label', name)\n")
+    assert used == [("label", "Prénom")]
+    assert rewrite_clicks("click('label', 'Prénom'", fixes) == ("click('label', 'Prénom'", [])

@@ -278,3 +278,34 @@ def test_a_step_that_raised_before_the_named_one_is_not_replayed(tmp_path: Path)
     assert episode.success and episode.llm_calls == 4
     trial2 = [step for step in episode.trace if step.trial == 1]
     assert [(step.source, step.index) for step in trial2] == [("correction", 0)]
+
+
+LOGIN = "import re\nuser, password = re.findall(r'\"(.*?)\"', task)\n"
+BY_CAPTION = (f"```python\n{LOGIN}click('label', 'Username')\nenter_text(user)\nclick('input_password', 'password')\n"
+              "enter_text(password)\nclick('button', 'Login')\n```")
+
+
+def test_a_caption_click_that_focused_nothing_goes_to_its_field_in_later_steps(tmp_path: Path) -> None:
+    """The model sends its caption click again after being told the field's click; the harness makes that fix."""
+    with session(tmp_path, {"login-user": [BY_CAPTION, BY_CAPTION]}, max_steps=2) as s:
+        episode = s.run("login-user", 1, "webwise", "none")
+    assert episode.success and episode.llm_calls == 2  # no re-ask: the rewritten program is a new one
+    first, second = episode.trace
+    assert "click the field: click('input_text', 'username')" in first.error and first.note is None
+    assert "click('input_text', 'username')" in second.program and "click('label', 'Username')" in second.reply
+    assert second.note == ("clicked the field, not the caption that focused nothing before: "
+                           "click('label', 'Username') -> click('input_text', 'username')")
+    assert second.status == "solved"
+
+
+def test_caption_clicks_learned_in_one_trial_are_fixed_in_the_next(tmp_path: Path) -> None:
+    user_by_caption = f"```python\n{LOGIN}click('label', 'Username')\nenter_text(user)\n```"
+    password = f"```python\n{LOGIN}click('input_password', 'password')\nenter_text(password)\n```"
+    review = "Step: 1\nWhy: it clicked the caption, not the field.\n" + BY_CAPTION
+    with session(tmp_path, {"login-user": [user_by_caption, password, review]}, max_steps=2, trials=2) as s:
+        episode = s.run("login-user", 1, "webwise", "none")
+    assert [step.status for step in episode.trace if step.trial == 0] == ["exception", "progress"]
+    assert episode.success and episode.llm_calls == 3
+    fix = next(step for step in episode.trace if step.trial == 1)
+    assert fix.source == "correction" and fix.status == "solved"
+    assert "click('input_text', 'username')" in fix.program and "caption that focused nothing" in fix.note

@@ -104,6 +104,8 @@ class Executor:
     observation: list[dom.Element] = field(default_factory=list)
     page_key: str = ""
     focus: dom.Element | None = None
+    elements: list[dom.Element] = field(default_factory=list)
+    caption_misses: set[tuple[str, str]] = field(default_factory=set)
 
     def start(self) -> list[dom.Element]:
         """Begin an episode: forget flags, remember initial values, observe."""
@@ -123,7 +125,23 @@ class Executor:
         elements, self.outcome, _ = self.env.observe()
         return self._summarise(elements)
 
+    def caption_fixes(self) -> dict[tuple[str, str], str]:
+        """For each caption click that already focused nothing, the click reaching its field here.
+
+        ``caption_misses`` holds the ``(tag, text)`` of clicks whose typing failed because
+        they hit a field's caption (the caller may share one set across an episode's
+        trials); each is looked up on the current page, so a caption that names no field
+        here is left alone.
+        """
+        fixes = {}
+        for tag, text in self.caption_misses:
+            found = _captioned_call(self.elements, tag, text)
+            if found is not None:
+                fixes[(tag, text)] = found[1]
+        return fixes
+
     def _summarise(self, elements: list[dom.Element]) -> list[dom.Element]:
+        self.elements = elements
         modified = {e["ref"] for e in elements if e["ref"] in self.typed
                     or (e["ref"] in self.initial_values and e["value"] != self.initial_values[e["ref"]])}
         self.observation = self.view(elements, self.clicked, modified)
@@ -221,20 +239,18 @@ class Executor:
 
         Small models name a field by its caption (``click('label', 'Password')``); on pages
         whose captions are not tied to their fields that click focuses nothing, and "click
-        the input first" alone leads them to click the caption again.
+        the input first" alone leads them to click the caption again. The click is kept in
+        ``caption_misses`` for ``caption_fixes``.
         """
         previous = self.records[-2] if len(self.records) > 1 else None
         if previous is None or previous.name != "click" or previous.error:
             return None
         elements, _, _ = self.env.observe()
-        try:
-            caption = find_target(elements, *previous.args)
-        except NoMatch:
+        found = _captioned_call(elements, *previous.args)
+        if found is None:
             return None
-        field = captioned_field(elements, caption)
-        call = naming_call(elements, field) if field is not None else None
-        if call is None:
-            return None
+        caption, call = found
+        self.caption_misses.add((previous.args[0], previous.args[1]))
         shown = f"{caption['tag']} {caption['deep_text'][:40]!r}"
         clicked = f"click({previous.args[0]!r}, {previous.args[1]!r})"
         return f"{clicked} clicked the {shown}, not its field; click the field: {call}"
@@ -281,6 +297,17 @@ class Executor:
                 self.env.script(_SCROLL_JS, ref)
                 return f"{element['tag']} {element['deep_text'][:40]!r}"
         raise ActionError(f"scroll({text!r}): no element contains that text")
+
+
+def _captioned_call(elements: list[dom.Element], tag: str, text: str) -> tuple[dom.Element, str] | None:
+    """The element ``click(tag, text)`` hits and the click reaching the field it captions, or None."""
+    try:
+        caption = find_target(elements, tag, text)
+    except NoMatch:
+        return None
+    captioned = captioned_field(elements, caption)
+    call = naming_call(elements, captioned) if captioned is not None else None
+    return (caption, call) if call is not None else None
 
 
 def _text_arg(action: str, name: str, value: Any) -> str:

@@ -5,7 +5,8 @@ the token limit or a stop sequence, or no fence at all. The checks catch what sm
 models get wrong before a program wastes a step: Selenium code they were told not to
 write, invented helper functions, wrong arity; each becomes one line of feedback. And
 what makes two programs the same one (:func:`normal`), for the agent's refusal to run a
-program twice on one page and the store's refusal to keep an example twice.
+program twice on one page and the store's refusal to keep an example twice; and the one
+edit the harness makes to a program (:func:`rewrite_clicks`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import ast
 import builtins
 import inspect
 import textwrap
+from typing import Mapping
 
 import regex
 
@@ -211,3 +213,39 @@ def normal(program: str | None) -> str:
         return ast.unparse(ast.parse(text))
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return " ".join(text.split())
+
+
+def rewrite_clicks(program: str, fixes: Mapping[tuple[str, str], str]) -> tuple[str, list[tuple[str, str]]]:
+    """``program`` with each ``click(tag, text)`` of literal arguments in ``fixes`` replaced by its call.
+
+    Only the call's own text changes: comments, layout and everything else stay as written.
+    Returns the new program and the keys that were replaced.
+    """
+    try:
+        tree = ast.parse(program) if fixes else None
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        tree = None
+    if tree is None:
+        return program, []
+    starts = [0]
+    for line in program.encode().splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    edits: list[tuple[int, int, tuple[str, str]]] = []
+    for node in ast.walk(tree):
+        key = _literal_click(node) if isinstance(node, ast.Call) else None
+        if key is not None and key in fixes:
+            end = starts[(node.end_lineno or node.lineno) - 1] + (node.end_col_offset or 0)
+            edits.append((starts[node.lineno - 1] + node.col_offset, end, key))
+    text = program.encode()
+    for begin, end, key in sorted(edits, reverse=True):
+        text = text[:begin] + fixes[key].encode() + text[end:]
+    return text.decode(), sorted({key for _, _, key in edits})
+
+
+def _literal_click(node: ast.Call) -> tuple[str, str] | None:
+    """``(tag, text)`` when ``node`` is ``click('tag', 'text')`` with string literals."""
+    if not (isinstance(node.func, ast.Name) and node.func.id == "click" and len(node.args) == 2 and not node.keywords):
+        return None
+    tag, text = (arg.value if isinstance(arg, ast.Constant) else None for arg in node.args)
+    return (tag, text) if isinstance(tag, str) and isinstance(text, str) else None
+

@@ -10,7 +10,8 @@ Click targets of wrong steps are remembered per step and flagged ``failed_before
 step's page, so the model does not pick them again; a correction at step N forgets what
 was learned about later steps, whose pages will differ. The wrong step's program counts as
 failed on its page, and a review that answers with that same program is taken as naming the
-step only: the next trial asks afresh there.
+step only: the next trial asks afresh there. Clicks that hit a field's caption and focused
+nothing are remembered for the whole episode: later programs click the field instead.
 """
 
 from __future__ import annotations
@@ -127,11 +128,14 @@ class FailureMemory:
     that did not work there (they raised, changed nothing, went in circles or failed the
     task), recorded as soon as they ran: at temperature 0 a small model sends them again on
     the same page, so every later prompt on that page, in this trial or the next, shows
-    them and the agent refuses to run them twice.
+    them and the agent refuses to run them twice. ``caption_misses`` holds the
+    ``(tag, text)`` of clicks that hit a field's caption and focused nothing; every trial's
+    executor adds to it, and later programs' clicks on those captions go to the fields.
     """
 
     failed: dict[int, set[str]] = field(default_factory=dict)
     tried: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    caption_misses: set[tuple[str, str]] = field(default_factory=set)
 
     def remember_program(self, page: str, program: str, result: str) -> None:
         """Remember that ``program`` did not work on ``page``, with what it did there."""
