@@ -84,6 +84,24 @@ def test_typing_after_clicking_a_caption_names_the_click_that_reaches_its_field(
     assert input_value(env, "#password") == "secret"
 
 
+def test_typing_after_clicking_another_fields_caption_is_refused(env: MiniWoBEnv) -> None:
+    """The focus stays on the field typed into before; the text must not land there."""
+    executor = start(env, "login-user", 1)
+    executor.click("input_text", "username")
+    executor.enter_text("someone")
+    executor.click("label", "Password")
+    with pytest.raises(ActionError) as raised:
+        executor.enter_text("secret")
+    assert str(raised.value) == ("not typed: the focus is still on another field (input_text); click('label', "
+                                 "'Password') clicked the label 'Password', not its field; click the field: "
+                                 "click('input_password', 'password')")
+    assert input_value(env, "#username") == "someone"
+    assert executor.caption_fixes() == {("label", "Password"): "click('input_password', 'password')"}
+    executor.click("label", "Username")  # a caption of the focused field itself: typing goes on there
+    executor.enter_text("!")
+    assert input_value(env, "#username") == "someone!"
+
+
 def test_enter_text_with_newline_presses_enter(env: MiniWoBEnv) -> None:
     executor = start(env, "enter-text", 2)
     word = re.search(r'"(.*)"', env.utterance).group(1)

@@ -137,7 +137,7 @@ class Executor:
         for tag, text in self.caption_misses:
             found = _captioned_call(self.elements, tag, text)
             if found is not None:
-                fixes[(tag, text)] = found[1]
+                fixes[(tag, text)] = found[2]
         return fixes
 
     def _summarise(self, elements: list[dom.Element]) -> list[dom.Element]:
@@ -222,9 +222,14 @@ class Executor:
 
         The last observation (taken at the end of the previous action) already says which
         input has the focus; only when it shows none, or something other than a text-like
-        input, does the page get asked, which also covers contenteditable elements.
+        input, does the page get asked, which also covers contenteditable elements. Typing
+        right after a click on another field's caption is refused: the focus stayed on the
+        field typed into before, and the text would land there.
         """
         if self.focus is not None and self.focus["tag"] in dom.TYPABLE:
+            advice = self._caption_advice(self.focus["ref"])
+            if advice:
+                raise ActionError(f"not typed: the focus is still on another field ({self.focus['tag']}); {advice}")
             tag = self.focus["tag"]
             return tag, tag.removeprefix("input_") if tag.startswith("input_") else "", self.focus["ref"]
         focus = self.env.script(_FOCUS_JS)
@@ -234,8 +239,9 @@ class Executor:
             raise ActionError(f"no text input is focused ({what} is); {advice}")
         return focus[0], focus[1], focus[3]
 
-    def _caption_advice(self) -> str | None:
-        """When the click before this typing hit a field's caption, the click that reaches the field.
+    def _caption_advice(self, focused: int | None = None) -> str | None:
+        """When the click before this typing hit the caption of a field other than ``focused``,
+        the click that reaches that field.
 
         Small models name a field by its caption (``click('label', 'Password')``); on pages
         whose captions are not tied to their fields that click focuses nothing, and "click
@@ -245,11 +251,10 @@ class Executor:
         previous = self.records[-2] if len(self.records) > 1 else None
         if previous is None or previous.name != "click" or previous.error:
             return None
-        elements, _, _ = self.env.observe()
-        found = _captioned_call(elements, *previous.args)
-        if found is None:
+        found = _captioned_call(self.elements, *previous.args)
+        if found is None or found[1]["ref"] == focused:
             return None
-        caption, call = found
+        caption, _, call = found
         self.caption_misses.add((previous.args[0], previous.args[1]))
         shown = f"{caption['tag']} {caption['deep_text'][:40]!r}"
         clicked = f"click({previous.args[0]!r}, {previous.args[1]!r})"
@@ -299,15 +304,16 @@ class Executor:
         raise ActionError(f"scroll({text!r}): no element contains that text")
 
 
-def _captioned_call(elements: list[dom.Element], tag: str, text: str) -> tuple[dom.Element, str] | None:
-    """The element ``click(tag, text)`` hits and the click reaching the field it captions, or None."""
+def _captioned_call(elements: list[dom.Element], tag: str,
+                    text: str) -> tuple[dom.Element, dom.Element, str] | None:
+    """The element ``click(tag, text)`` hits, the field it captions and the click reaching that field."""
     try:
         caption = find_target(elements, tag, text)
     except NoMatch:
         return None
     captioned = captioned_field(elements, caption)
     call = naming_call(elements, captioned) if captioned is not None else None
-    return (caption, call) if call is not None else None
+    return (caption, captioned, call) if captioned is not None and call is not None else None
 
 
 def _text_arg(action: str, name: str, value: Any) -> str:
