@@ -102,6 +102,18 @@ def test_typing_after_clicking_another_fields_caption_is_refused(env: MiniWoBEnv
     assert input_value(env, "#username") == "someone!"
 
 
+def test_typing_what_the_field_already_holds_does_not_double_it(env: MiniWoBEnv) -> None:
+    """A rewritten or replayed program types the username again; the field keeps one copy."""
+    executor = start(env, "login-user", 1)
+    executor.click("input_text", "username")
+    executor.enter_text("someone")
+    executor.enter_text("someone")
+    assert input_value(env, "#username") == "someone"
+    assert executor.records[-1].target == "input_text text (already held this text)"
+    executor.enter_text("one")
+    assert input_value(env, "#username") == "someoneone"
+
+
 def test_enter_text_with_newline_presses_enter(env: MiniWoBEnv) -> None:
     executor = start(env, "enter-text", 2)
     word = re.search(r'"(.*)"', env.utterance).group(1)

@@ -261,12 +261,21 @@ class Executor:
         return f"{clicked} clicked the {shown}, not its field; click the field: {call}"
 
     def _type(self, text: str) -> str:
+        """Type into the focused field; a field that already holds exactly ``text`` keeps it.
+
+        Small models write each step's program from the start again and replayed steps
+        retype too, so "type the username" runs twice on one field; typing it again would
+        leave ``nathalienathalie`` there (the 1.5B lost login-user s2 to that on paper48).
+        """
         tag, kind, ref = self._focused()
         if ref:
             self.typed.add(int(ref))
         enter = text.endswith("\n")
         body = text[:-1] if enter else text
-        if kind in ("date", "time", "datetime-local", "month", "week"):
+        held = bool(body) and self.focus is not None and self.focus["ref"] == ref and self.focus["value"] == body
+        if held:
+            body = ""
+        if kind in ("date", "time", "datetime-local", "month", "week") and not held:
             value = to_input_value(kind, body)
             if value is None:
                 raise ActionError(f"cannot read {body!r} as a {kind}")
@@ -275,7 +284,7 @@ class Executor:
         keys = body.replace("\n", Keys.ENTER) + (Keys.ENTER if enter else "")
         if keys:
             self.env.keys(keys)
-        return f"{tag} {kind}".strip()
+        return f"{tag} {kind}".strip() + (" (already held this text)" if held else "")
 
     def _press(self, key: str) -> str:
         *mods, main = [part.strip() for part in key.split("+")] if key != "+" else ["+"]
