@@ -275,7 +275,7 @@ class Executor:
         held = bool(body) and self.focus is not None and self.focus["ref"] == ref and self.focus["value"] == body
         if held:
             body = ""
-        if kind in ("date", "time", "datetime-local", "month", "week") and not held:
+        elif kind in ("date", "time", "datetime-local", "month", "week"):
             value = to_input_value(kind, body)
             if value is None:
                 raise ActionError(f"cannot read {body!r} as a {kind}")
@@ -322,7 +322,7 @@ def _captioned_call(elements: list[dom.Element], tag: str,
         return None
     captioned = captioned_field(elements, caption)
     call = naming_call(elements, captioned) if captioned is not None else None
-    return (caption, captioned, call) if captioned is not None and call is not None else None
+    return None if captioned is None or call is None else (caption, captioned, call)
 
 
 def _text_arg(action: str, name: str, value: Any) -> str:

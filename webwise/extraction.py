@@ -202,6 +202,10 @@ def _check_arity(name: str, call: ast.Call) -> None:
         ) from None
 
 
+# What ast.parse raises on text that is no program (or one nested too deep to parse).
+_UNPARSABLE = (SyntaxError, ValueError, RecursionError, MemoryError)
+
+
 def normal(program: str | None) -> str:
     """A program without comments and layout: two programs that differ only there are one.
 
@@ -211,7 +215,7 @@ def normal(program: str | None) -> str:
     text = program or ""
     try:
         return ast.unparse(ast.parse(text))
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    except _UNPARSABLE:
         return " ".join(text.split())
 
 
@@ -221,11 +225,11 @@ def rewrite_clicks(program: str, fixes: Mapping[tuple[str, str], str]) -> tuple[
     Only the call's own text changes: comments, layout and everything else stay as written.
     Returns the new program and the keys that were replaced.
     """
+    if not fixes:
+        return program, []
     try:
-        tree = ast.parse(program) if fixes else None
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        tree = None
-    if tree is None:
+        tree = ast.parse(program)
+    except _UNPARSABLE:
         return program, []
     starts = [0]
     for line in program.encode().splitlines(keepends=True):
@@ -244,7 +248,7 @@ def rewrite_clicks(program: str, fixes: Mapping[tuple[str, str], str]) -> tuple[
 
 def _literal_click(node: ast.Call) -> tuple[str, str] | None:
     """``(tag, text)`` when ``node`` is ``click('tag', 'text')`` with string literals."""
-    if not (isinstance(node.func, ast.Name) and node.func.id == "click" and len(node.args) == 2 and not node.keywords):
+    if _call_name(node) != "click" or len(node.args) != 2 or node.keywords:
         return None
     tag, text = (arg.value if isinstance(arg, ast.Constant) else None for arg in node.args)
     return (tag, text) if isinstance(tag, str) and isinstance(text, str) else None
