@@ -117,11 +117,9 @@ def test_a_repeated_program_is_not_run_twice(tmp_path: Path) -> None:
 
 
 def test_repeating_past_the_cap_ends_the_trial_as_a_cycle(tmp_path: Path) -> None:
-    asks = 1 + len(Settings().repeat_temperatures)
-    with session(tmp_path, {"enter-text": [IDLE] * (1 + asks)}, max_steps=3) as s:
+    with session(tmp_path, {"enter-text": [IDLE] * 4}, max_steps=3) as s:
         episode = s.run("enter-text", 4, "webwise", "none")
-    assert not episode.success and episode.llm_calls == 1 + asks
-    assert episode.trace[1].repeats == asks
+    assert not episode.success and episode.llm_calls == 4
     assert [step.status for step in episode.trace] == ["no change", "cycle"]
     assert episode.trace[1].error.startswith("the model repeated a program")
     assert episode.trials[0].ending == "cycle"
@@ -156,18 +154,17 @@ def test_bare_python_errors_get_a_hint(tmp_path: Path) -> None:
     assert "next() found no element" in second.prompt[1]["content"]
 
 
-def test_re_asks_warm_up_and_are_seeded_so_a_rerun_draws_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Through the real openai client: re-asks get warmer up to the cap, and only calls above
-    temperature 0 carry a seed, their index."""
+def test_warm_re_asks_are_seeded_so_a_rerun_draws_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through the real openai client: only calls above temperature 0 carry a seed, their index."""
     solve = f"```python\n{TARGET}click('input_text', '')\nenter_text(target)\nclick('button', 'Submit')\n```"
-    with ChatServer([reply(IDLE)] * 5 + [reply(solve)]) as server:
+    with ChatServer([reply(IDLE), reply(IDLE), reply(IDLE), reply(solve)]) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.delenv("WEBWISE_LLM_CACHE", raising=False)
         with Session("openai:test-model", Settings(max_steps=3)) as s:
             episode = s.run("enter-text", 4, "webwise", "none")
-    assert episode.success and episode.trace[1].repeats == 4
+    assert episode.success and episode.trace[1].repeats == 2
     sent = [(body["temperature"], body.get("seed")) for body in server.requests]
-    assert sent == [(0.0, None), (0.0, None), (0.7, 2), (0.7, 3), (1.0, 4), (1.2, 5)]
+    assert sent == [(0.0, None), (0.0, None), (0.7, 2), (0.7, 3)]
 
 
 def test_a_program_that_failed_in_an_earlier_trial_is_not_sent_to_that_page_again(tmp_path: Path) -> None:

@@ -50,11 +50,9 @@ class Settings:
     trials: int = 1
     temperature: float = 0.0
     max_tokens: int = 400
-    #: The temperature of each re-ask when the model proposes a program already run on the same
-    #: page; their number is the cap. Warmer towards the end: at 0.7 the 1.5B still sent the
-    #: same program at the second re-ask in 14 of 25 steps (paper48, seeds 0-2, T=3), which
-    #: ended the trial as a cycle.
-    repeat_temperatures: tuple[float, ...] = (0.7, 0.7, 1.0, 1.2)
+    #: Re-asks when the model proposes a program already run on the same page, and their temperature.
+    repeat_asks: int = 2
+    repeat_temperature: float = 0.7
     limits: Limits = field(default_factory=Limits)
     screenshot_dir: Path | None = None
     store_dir: Path | None = None
@@ -195,7 +193,8 @@ class Agent:
         page = executor.page_key
         failed_here = [PastStep(program, result) for program, result in memory.tried.get(page, ())]
         user = task_message(episode.method, episode.utterance, step.observation, shown, history, failed_here)
-        for temperature in (self.settings.temperature, *self.settings.repeat_temperatures):
+        temperature = self.settings.temperature
+        for attempt in range(1 + self.settings.repeat_asks):
             step.prompt = build_messages(episode.method, user, demonstrate=not shown)
             if not self._ask(episode, step, temperature):
                 return False
@@ -207,6 +206,7 @@ class Agent:
             step.repeats += 1
             user += ("\n\nYou already ran exactly this program on this page and it did not complete the task:"
                      f"\n```python\n{step.program}\n```\nWrite a different program.")
+            temperature = self.settings.repeat_temperature
         step.error = "the model repeated a program that already ran on this page; it was not run again"
         step.status, step.feedback = "cycle", step.error
         return True
