@@ -63,6 +63,25 @@ def test_click_with_no_match_names_candidates(env: MiniWoBEnv) -> None:
     assert not executor.outcome.done
 
 
+@pytest.mark.parametrize(("task", "panel", "control"), [
+    ("click-tab-2", "#tabs-3", "click('a', 'Tab #3')"),
+    ("click-collapsible-2", "#area > div:last-of-type", "click('h3', 'Section #{n}')"),
+])
+def test_a_link_in_a_closed_panel_is_named_with_the_click_that_opens_it(
+        env: MiniWoBEnv, task: str, panel: str, control: str) -> None:
+    """Tabs and accordions keep closed panels out of the observation; the error says which
+    control opens the one holding the text, and following it reaches the link."""
+    executor = start(env, task, 2)
+    word = env.script("return document.querySelector(arguments[0] + ' .alink').textContent;", panel)
+    sections = env.script("return document.querySelectorAll('#area h3').length;")
+    control = control.format(n=sections)
+    with pytest.raises(ActionError, match=re.escape(f"is in a closed panel: {control} opens it")):
+        executor.click("a", word)
+    executor.click(*re.fullmatch(r"click\('(\w+)', '(.+)'\)", control).groups())
+    executor.click("span", word)
+    assert executor.outcome.done
+
+
 def test_enter_text_without_focus_is_an_error(env: MiniWoBEnv) -> None:
     executor = start(env, "enter-text", 1)
     with pytest.raises(ActionError, match="no text input is focused"):

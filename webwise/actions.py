@@ -37,6 +37,40 @@ if (el instanceof SVGElement) {
 } else { el.click(); el.focus(); }
 return null;
 """
+# A hidden element whose own text is arguments[0] (else the first that contains it), and the
+# ref of the visible control that opens the panel holding it: a link to an ancestor's id
+# (href="#id"), else an element naming it in aria-controls, as tabs and accordions
+# (jQuery UI, WAI-ARIA) do.
+_HIDDEN_JS = """
+var wanted = arguments[0].toLowerCase();
+function shown(el) { var r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; }
+function ownText(el) {
+  var own = '';
+  el.childNodes.forEach(function (n) { if (n.nodeType === 3) { own += n.textContent; } });
+  return own.replace(/\\s+/g, ' ').trim();
+}
+function control(el) {
+  for (var up = el.parentElement; up && up !== document.body; up = up.parentElement) {
+    if (!up.id) { continue; }
+    var id = CSS.escape(up.id);
+    var found = Array.from(document.querySelectorAll('a[href="#' + id + '"]')).concat(
+      Array.from(document.querySelectorAll('[aria-controls="' + id + '"]')));
+    for (var j = 0; j < found.length; j++) {
+      if (shown(found[j]) && found[j].dataset.wob_ref) { return +found[j].dataset.wob_ref; }
+    }
+  }
+  return null;
+}
+var hidden = Array.from(document.body.querySelectorAll('*')).filter(function (el) {
+  return ownText(el).toLowerCase().indexOf(wanted) >= 0 && !shown(el);
+});
+hidden.sort(function (a, b) { return (ownText(b).toLowerCase() === wanted) - (ownText(a).toLowerCase() === wanted); });
+for (var i = 0; i < hidden.length; i++) {
+  var ref = control(hidden[i]);
+  if (ref !== null) { return [hidden[i].tagName.toLowerCase(), ownText(hidden[i]), ref]; }
+}
+return null;
+"""
 _SCROLL_JS = """
 var el = core.previousDOMInfo[arguments[0]];
 if (el) { el.scrollIntoView({block: 'center'}); }
@@ -207,7 +241,9 @@ class Executor:
         try:
             target = find_target(elements, tag, text)
         except NoMatch as exc:
-            raise ActionError(str(exc)) from None
+            hidden = self._hidden_hint(elements, text)
+            raise ActionError(f"no {tag!r} element with text {text!r} in view; {hidden}" if hidden
+                              else str(exc)) from None
         parent = target["parent"] if target["ref"] < 0 else None
         x, y = target["left"] + target["width"] / 2, target["top"] + target["height"] / 2
         problem = self.env.script(_CLICK_JS, target["ref"], x, y, parent)
@@ -216,6 +252,21 @@ class Executor:
         self.clicked.add(target["ref"] if target["ref"] > 0 else parent)
         self.records[-1].target_text = target["text"] or target["deep_text"]
         return f"{target['tag']} {target['deep_text'][:40]!r}".strip()
+
+    def _hidden_hint(self, elements: list[dom.Element], text: str) -> str | None:
+        """Where a text the page holds out of view is, and the click that shows it.
+
+        Tabs and accordions keep their closed panels' content out of the observation, so a
+        program that names a link in another tab gets "no element" and a list of visible
+        look-alikes; the 1.5B then scrolled, or clicked the same tab again (paper48:
+        click-tab-2 and click-collapsible-2). The panel's own control says where it is.
+        """
+        found = self.env.script(_HIDDEN_JS, dom.collapse(text)) if dom.collapse(text) else None
+        control = next((e for e in elements if found and e["ref"] == found[2]), None)
+        call = naming_call(elements, control) if control is not None else None
+        if call is None:
+            return None
+        return f"{found[0]} {found[1][:40]!r} is in a closed panel: {call} opens it"
 
     def _focused(self) -> tuple[str, str, int | None]:
         """Tag, input type and ref of the focused editable element.
