@@ -1,4 +1,4 @@
-"""The five click rules of program API v1, on elements built by hand (no browser)."""
+"""The click rules of program API v1 and our three after them, on elements built by hand (no browser)."""
 
 from __future__ import annotations
 
@@ -43,6 +43,7 @@ ELEMENTS = flatten(TREE)
         ("plot-point", "", 10, "empty text picks the first element whose tag matches"),
         ("t", "HF2", -1, "a bare text node"),
         ("p", "OK", 9, "rule 5 prefers the button over the div that borrows its text"),
+        ("a", "okay.", 7, "8: any tag, ignoring case and the punctuation around the text"),
     ],
 )
 def test_click_rules(tag: str, text: str, ref: int, rule: str) -> None:
