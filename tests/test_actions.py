@@ -82,6 +82,19 @@ def test_a_link_in_a_closed_panel_is_named_with_the_click_that_opens_it(
     assert executor.outcome.done
 
 
+def test_the_page_is_read_once_an_opening_panel_stops_moving(env: MiniWoBEnv) -> None:
+    """click-collapsible-2's accordion animates one section shut and the next open; a page
+    read meanwhile showed the closing section's links and none of the opening one's."""
+    executor = start(env, "click-collapsible-2", 1)
+    for header in ("Section #1", "Section #2", "Section #3"):
+        observation = executor.click("h3", header)
+    links = env.script("var h = document.querySelectorAll('#area h3')[2];"
+                       "return Array.from(document.querySelectorAll("
+                       "'#' + h.getAttribute('aria-controls') + ' .alink')).map(e => e.textContent);")
+    shown = {e["text"] for e in observation}
+    assert links and set(links) <= shown
+
+
 def test_enter_text_without_focus_is_an_error(env: MiniWoBEnv) -> None:
     executor = start(env, "enter-text", 1)
     with pytest.raises(ActionError, match="no text input is focused"):

@@ -37,11 +37,25 @@ return WOB_TASK_READY;
 _READY_JS = "return WOB_TASK_READY;"
 _LOADED_JS = "return document.readyState === 'complete' && typeof core !== 'undefined' && !!core.startEpisodeReal;"
 _STATE_JS = "return [WOB_DONE_GLOBAL, WOB_REWARD_GLOBAL, WOB_RAW_REWARD_GLOBAL, WOB_REWARD_REASON];"
-_OBSERVE_JS = (
-    "var u = core.getUtterance();"
-    "return [core.getDOMInfo(), [WOB_DONE_GLOBAL, WOB_REWARD_GLOBAL, WOB_RAW_REWARD_GLOBAL, WOB_REWARD_REASON],"
-    " typeof u === 'string' ? u : u.utterance];"
-)
+# Asynchronous: waits (up to arguments[0] ms) until no jQuery animation and no finite CSS or
+# Web animation is running, then reads the DOM, the state and the utterance in one go.
+_OBSERVE_JS = """
+var done = arguments[arguments.length - 1], deadline = Date.now() + arguments[0];
+function moving() {
+  if (window.jQuery && jQuery.timers && jQuery.timers.length) { return true; }
+  return !!document.getAnimations && document.getAnimations().some(function (a) {
+    return a.playState === 'running' && a.effect && a.effect.getComputedTiming().endTime !== Infinity;
+  });
+}
+function read() {
+  var u = core.getUtterance();
+  done([core.getDOMInfo(), [WOB_DONE_GLOBAL, WOB_REWARD_GLOBAL, WOB_RAW_REWARD_GLOBAL, WOB_REWARD_REASON],
+        typeof u === 'string' ? u : u.utterance]);
+}
+(function wait() { if (!moving() || Date.now() > deadline) { read(); } else { setTimeout(wait, 20); } })();
+"""
+#: The longest an observation waits for animations to end (jQuery's default lasts 400 ms).
+SETTLE_MS = 1000
 
 
 class BrowserDied(WebwiseError):
@@ -145,8 +159,15 @@ class MiniWoBEnv:
         self.task = task
 
     def observe(self) -> tuple[list[Element], Outcome, str]:
-        """Visible elements in document order, the outcome so far, and the utterance."""
-        tree, state, utterance = self.script(_OBSERVE_JS)
+        """Visible elements in document order, the outcome so far, and the utterance.
+
+        Read once the page stops moving: an accordion or a date picker animates for a few
+        hundred ms after the click that opens it, and a page read meanwhile shows a panel
+        half open (click-collapsible-2: a link in the opening section missing from the
+        observation, so the program's next click found nothing).
+        """
+        with self._guard():
+            tree, state, utterance = self.driver.execute_async_script(_OBSERVE_JS, SETTLE_MS)
         return flatten(tree), Outcome.from_page(state), utterance
 
     def outcome(self) -> Outcome:
