@@ -1,4 +1,4 @@
-"""The click rules of program API v1 and our three after them, on elements built by hand (no browser)."""
+"""The click rules of program API v1 and our four after them, on elements built by hand (no browser)."""
 
 from __future__ import annotations
 
@@ -44,6 +44,8 @@ ELEMENTS = flatten(TREE)
         ("t", "HF2", -1, "a bare text node"),
         ("p", "OK", 9, "rule 5 prefers the button over the div that borrows its text"),
         ("a", "okay.", 7, "8: any tag, ignoring case and the punctuation around the text"),
+        ("button", "submit fo...", 2, "9: a text ending in an ellipsis is the start of one"),
+        ("span", "Mor…", 6, "9: with no element of the tag, any tag"),
     ],
 )
 def test_click_rules(tag: str, text: str, ref: int, rule: str) -> None:

@@ -1,4 +1,4 @@
-"""Which element ``click(tag, text)`` means: the five rules of program API v1, then three more.
+"""Which element ``click(tag, text)`` means: the five rules of program API v1, then four more.
 
 Pure functions over flattened elements (see :func:`webwise.dom.flatten`), so the rules
 are testable without a browser. The first rule that matches wins; within a rule, the
@@ -15,6 +15,8 @@ kind the page has once is that field, whatever the text. Eighth: they drop or ad
 punctuation around a text and name a link ``a`` whatever the page made it of
 (``click('a', 'euismod')`` for ``span "euismod."``, which lost the 1.5B click-tab-2 s1 at
 every trial); a text equal to an element's apart from case and that punctuation names it.
+Ninth: a text ending in an ellipsis is the start of one (the summary cuts long texts with
+``...``, and models shorten them so too: ``click('div', 'Imperdiet. Cursus..')``).
 """
 
 from __future__ import annotations
@@ -127,11 +129,19 @@ def find_target(elements: Sequence[Element], tag: str, text: str) -> Element:
         matches = [element for element in elements if bare and _bare(element["deep_text"]) == bare]
         if matches:
             return _innermost(matches, elements)
+        start = _ELLIPSIS.sub("", text).lower() if _ELLIPSIS.search(text) else ""
+        matches = [element for element in elements if start and element["deep_text"].lower().startswith(start)]
+        if matches:
+            return next((e for e in matches if tag_matches(e, kind)), _innermost(matches, elements))
     raise NoMatch(f"no {tag!r} element with text {text!r}; closest: {closest(elements, tag, text)}")
 
 
 #: Punctuation, symbols and spaces at either end of a text.
 _ENDS = regex.compile(r"^[\p{P}\p{S}\s]+|[\p{P}\p{S}\s]+$")
+
+
+#: An ellipsis ending a text: ``...``, ``..`` or ``…``.
+_ELLIPSIS = regex.compile(r"\s*(?:\.{2,}|…)$")
 
 
 def _bare(text: str) -> str:
