@@ -9,7 +9,8 @@ does (same seed, same prompts, temperature 0), so success at trial 1 and the cal
 first trial (without the reflection asked after it) are the T=1 numbers, measured in the
 same run. Prints success per group at T=1 and by trial T, the gain in points, and LLM calls
 per episode at T=1 and at T, over all episodes and over the episodes solved at trial 1; then
-what the reviews between trials answered and what won the episodes solved after trial 1.
+success by each trial (so a T=5 run also gives T=3, as in the paper's T=1 / T=3 / T=5), what
+the reviews between trials answered and what won the episodes solved after trial 1.
 """
 
 from __future__ import annotations
@@ -41,6 +42,13 @@ def line(name: str, records: list[dict[str, Any]]) -> str:
     ratio = (sum(r["llm_calls"] for r in solved_1) / sum(first_trial_calls(r) for r in solved_1)) if solved_1 else float("nan")
     return (f"| {name} | {first / n:.2f} ({first}/{n}) | {final / n:.2f} ({final}/{n}) | {100 * (final - first) / n:+.1f} | "
             f"{calls_1:.2f} | {calls_t:.2f} | {ratio:.2f} |")
+
+
+def by_trial(records: list[dict[str, Any]], trials: int) -> str:
+    """Success by each trial t: episodes one of whose first t trials succeeded."""
+    n = len(records)
+    counts = [sum(any(t["success"] for t in r["trials"][:number]) for r in records) for number in range(1, trials + 1)]
+    return ", ".join(f"T={number}: {count / n:.2f} ({count}/{n})" for number, count in enumerate(counts, 1))
 
 
 def reviews(records: list[dict[str, Any]]) -> Counter[str]:
@@ -84,6 +92,10 @@ def main() -> None:
         if members:
             print(line(group, members))
     print(line("all", records))
+    print(f"\nSuccess by trial, all groups: {by_trial(records, trials)}")
+    variable = [r for r in records if r["task"] in PAPER_GROUPS["variable"]]
+    if variable:
+        print(f"Success by trial, variable group: {by_trial(variable, trials)}")
     answered = reviews(records)
     print(f"\nReviews between trials: {sum(answered.values())}; "
           + ", ".join(f"{kind}: {answered[kind]}" for kind in ("a step and a program", "a step only", "named no step")))

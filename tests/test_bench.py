@@ -286,3 +286,14 @@ def test_a_cache_warmed_from_a_run_answers_its_first_trial_without_the_model(rep
                     if r["task"] == "click-link" and r["method"] == "webwise")
     assert episode.success and episode.error is None
     assert episode.trace[0].program == recorded["trace"][0]["program"]
+
+
+def test_reflection_gain_reports_success_by_each_trial() -> None:
+    """A T=5 run holds its T=3 numbers: success by trial t counts the first t trials only."""
+    spec = importlib.util.spec_from_file_location("reflection_gain", ROOT / "benchmarks" / "reflection_gain.py")
+    reflection_gain = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(reflection_gain)
+    won_at = [1, 2, 4, None]  # the trial that won each episode, or none
+    records = [{"trials": [{"success": number == won} for number in range(1, (won or 5) + 1)]} for won in won_at]
+    assert reflection_gain.by_trial(records, 5) == ("T=1: 0.25 (1/4), T=2: 0.50 (2/4), T=3: 0.50 (2/4), "
+                                                   "T=4: 0.75 (3/4), T=5: 0.75 (3/4)")
