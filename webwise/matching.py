@@ -122,24 +122,14 @@ def find_target(elements: Sequence[Element], tag: str, text: str) -> Element:
             matches = [element for element in elements if description.fits(element)]
             if matches:
                 return next((e for e in matches if tag_matches(e, kind)), matches[0])
-        only = _only_field(elements, kind.lower())
-        if only is not None:
-            return only
-        bare = _bare(text)
-        matches = [element for element in elements if bare and _bare(element["deep_text"]) == bare]
-        if matches:
-            return _innermost(matches, elements)
-        start = _ELLIPSIS.sub("", text).lower() if _ELLIPSIS.search(text) else ""
-        matches = [element for element in elements if start and element["deep_text"].lower().startswith(start)]
-        if matches:
-            return next((e for e in matches if tag_matches(e, kind)), _innermost(matches, elements))
+        loose = _only_field(elements, kind.lower()) or _loosely_named(elements, kind, text)
+        if loose is not None:
+            return loose
     raise NoMatch(f"no {tag!r} element with text {text!r}; closest: {closest(elements, tag, text)}")
 
 
 #: Punctuation, symbols and spaces at either end of a text.
 _ENDS = regex.compile(r"^[\p{P}\p{S}\s]+|[\p{P}\p{S}\s]+$")
-
-
 #: An ellipsis ending a text: ``...``, ``..`` or ``…``.
 _ELLIPSIS = regex.compile(r"\s*(?:\.{2,}|…)$")
 
@@ -147,6 +137,21 @@ _ELLIPSIS = regex.compile(r"\s*(?:\.{2,}|…)$")
 def _bare(text: str) -> str:
     """``text`` without case and without the punctuation around it: ``'Euismod.'`` is ``'euismod'``."""
     return _ENDS.sub("", text).lower()
+
+
+def _loosely_named(elements: Sequence[Element], tag: str, text: str) -> Element | None:
+    """The eighth and ninth rules: the same text apart from case and the punctuation around
+    it, whatever the tag; else, for a text ending in an ellipsis, the first element whose
+    text starts with the rest (one of ``tag`` first)."""
+    bare = _bare(text)
+    matches = [element for element in elements if bare and _bare(element["deep_text"]) == bare]
+    if matches:
+        return _innermost(matches, elements)
+    start = _ELLIPSIS.sub("", text).lower() if _ELLIPSIS.search(text) else ""
+    matches = [element for element in elements if start and element["deep_text"].lower().startswith(start)]
+    if not matches:
+        return None
+    return next((element for element in matches if tag_matches(element, tag)), _innermost(matches, elements))
 
 
 def _only_field(elements: Sequence[Element], tag: str) -> Element | None:
