@@ -261,12 +261,14 @@ class Executor:
         look-alikes; the 1.5B then scrolled, or clicked the same tab again (paper48:
         click-tab-2 and click-collapsible-2). The panel's own control says where it is.
         """
-        found = self.env.script(_HIDDEN_JS, dom.collapse(text)) if dom.collapse(text) else None
-        control = next((e for e in elements if found and e["ref"] == found[2]), None)
-        call = naming_call(elements, control) if control is not None else None
-        if call is None:
+        wanted = dom.collapse(text)
+        found = self.env.script(_HIDDEN_JS, wanted) if wanted else None
+        if not found:
             return None
-        return f"{found[0]} {found[1][:40]!r} is in a closed panel: {call} opens it"
+        hidden_tag, hidden_text, ref = found
+        control = next((e for e in elements if e["ref"] == ref), None)
+        call = naming_call(elements, control) if control is not None else None
+        return f"{hidden_tag} {hidden_text[:40]!r} is in a closed panel: {call} opens it" if call else None
 
     def _focused(self) -> tuple[str, str, int | None]:
         """Tag, input type and ref of the focused editable element.
