@@ -67,23 +67,36 @@ def _bound(function: Callable[..., str], template: str) -> Callable[..., str]:
     return method
 
 
+def _looked_up_on(obj: Any) -> Any:
+    """The object whose attributes a lookup on ``obj`` finds.
+
+    ``super(S, s).format`` is ``str.format`` bound to ``s``, and ``super(S, S).format`` is
+    ``str.format`` itself: the checks must look at what a ``super`` proxy stands for, or a
+    ``str`` subclass gets the unguarded method and walks ``'{0.__globals__}'`` again.
+    """
+    if isinstance(obj, super) and obj.__self__ is not None:
+        return obj.__self__
+    return obj
+
+
 def guarded_getattr(obj: Any, name: str, default: Any = _MISSING) -> Any:
     """``_getattr_`` and the program's ``getattr``; a refused name raises even with a default."""
     if type(name) is not str:
         raise TypeError("attribute name must be a string")
     if name.startswith("_") or name in INSPECT_ATTRIBUTES:
         raise AttributeError(f"access to attribute '{name}' is not allowed")
-    if isinstance(obj, _OPAQUE_TYPES) or (
-        isinstance(obj, types.GeneratorType) and name not in _GENERATOR_METHODS
+    target = _looked_up_on(obj)
+    if isinstance(target, _OPAQUE_TYPES) or (
+        isinstance(target, types.GeneratorType) and name not in _GENERATOR_METHODS
     ):
-        raise AttributeError(f"access to attributes of {type(obj).__name__} objects is not allowed")
-    if (name == "obj" and isinstance(obj, BaseException)) or (
-        name == "mro" and isinstance(obj, type)
+        raise AttributeError(f"access to attributes of {type(target).__name__} objects is not allowed")
+    if (name == "obj" and isinstance(target, BaseException)) or (
+        name == "mro" and isinstance(target, type)
     ):
         raise AttributeError(f"access to attribute '{name}' is not allowed")
-    if isinstance(obj, str) and name in ("format", "format_map"):
-        return _bound(safe_format if name == "format" else safe_format_map, obj)
-    if isinstance(obj, type) and issubclass(obj, str) and name in ("format", "format_map"):
+    if isinstance(target, str) and name in ("format", "format_map"):
+        return _bound(safe_format if name == "format" else safe_format_map, target)
+    if isinstance(target, type) and issubclass(target, str) and name in ("format", "format_map"):
         return safe_format if name == "format" else safe_format_map
     if default is _MISSING:
         return getattr(obj, name)

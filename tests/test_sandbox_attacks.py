@@ -44,6 +44,12 @@ WRAP_CLOSE = (
     "        c.__init__.__globals__['system']('touch ' + SENTINEL)\n"
 )
 
+LEAK_SECRET = (  # a leaked repr of the naive host's globals holds SECRET: click the hidden button
+    "start = leak.find('s3cret-')\n"
+    "if start >= 0:\n"
+    "    click('button', leak[start:leak.find(\"'\", start)])\n"
+)
+
 ATTACKS = [
     # imports
     Attack("import_os", f"import os\nos.{OS_SYSTEM}", "file"),
@@ -124,6 +130,12 @@ ATTACKS = [
     Attack("formatter_get_field", "import string\nv, _ = string.Formatter().get_field('0.__globals__', [click], {})\n"
            "click('button', v['SECRET'])", "secret"),
     Attack("fstring_walk", "click('button', f\"{click.__globals__['SECRET']}\")", "secret"),
+    # super() proxies a str subclass to the real str.format; the sandbox run must fail, not
+    # print the worker's globals (so these pass only while the guard sees through super)
+    Attack("format_super_instance", "class S(str):\n    pass\n"
+           "leak = super(S, S('{0.__globals__}')).format(click)\n" + LEAK_SECRET, "secret"),
+    Attack("format_super_type", "class S(str):\n    pass\n"
+           "leak = super(S, S).format('{0.__globals__}', click)\n" + LEAK_SECRET, "secret"),
     # reward forging and script injection through action arguments
     Attack("str_subclass_eq", "class Anything(str):\n    def __eq__(self, other):\n        return True\n"
            "click('button', Anything('x'))", "reward"),
