@@ -39,6 +39,23 @@ def test_click_label_through_descendant_text_checks_the_box(env: MiniWoBEnv) -> 
     assert any(e["clicked"] for e in observation)
 
 
+def test_a_box_flips_once_per_program_however_it_is_clicked(env: MiniWoBEnv) -> None:
+    """Its label and then the box itself (or the box twice) would check and uncheck it: the second click is not made."""
+    executor = start(env, "click-checkboxes-large", 0)
+    word = re.search(r"Select ([^, ]+)", env.utterance)[1]
+    executor.click("label", word)
+    observation = executor.click("input_checkbox", word)
+    box = executor.records[0].toggled
+    assert len(box) == 1 and executor.records[1].toggled == []
+    assert executor.records[1].note == (f"not clicked: it would flip back {box[0]}, which this program already"
+                                        " flipped (a box and its label are one control)")
+    assert next(e for e in observation if f"#{e['id']}" == box[0])["value"] is True
+    executor.records.clear()  # the next program may uncheck it, once
+    for _ in range(2):
+        observation = executor.click("input_checkbox", box[0][1:])
+        assert next(e for e in observation if f"#{e['id']}" == box[0])["value"] is False
+
+
 def test_a_header_beside_an_icon_shows_its_text_and_clicking_it_expands(env: MiniWoBEnv) -> None:
     executor = start(env, "click-collapsible", 0)
     header = next(e for e in executor.observation if e["tag"] == "h3")

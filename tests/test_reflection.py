@@ -315,3 +315,28 @@ def test_caption_clicks_learned_in_one_trial_are_fixed_in_the_next(tmp_path: Pat
     fix = next(step for step in episode.trace if step.trial == 1)
     assert fix.source == "correction" and fix.status == "solved"
     assert "click('input_text', 'username')" in fix.program and "caption that focused nothing" in fix.note
+
+
+def test_a_fix_that_raised_before_acting_leaves_the_trial_its_steps(tmp_path: Path) -> None:
+    """With one step per trial, a fix that names no element on the page still leaves the model its step."""
+    wrong = "```python\nclick('input_text', '')\nenter_text('wrong')\nclick('button', 'Submit')\n```"
+    review = "Step: 1\nWhy: it typed the wrong word.\n```python\nclick('button', 'Send it')\n```"
+    right = f"```python\n{TARGET}click('input_text', '')\nenter_text(target)\nclick('button', 'Submit')\n```"
+    with session(tmp_path, {"enter-text": [wrong, review, right]}, max_steps=1, trials=2) as s:
+        episode = s.run("enter-text", 2, "webwise", "none")
+    fix, fresh = [step for step in episode.trace if step.trial == 1]
+    assert (fix.source, fix.status, fix.actions[0]["error"] is not None) == ("correction", "exception", True)
+    assert (fresh.source, fresh.status) == ("model", "solved") and "Send it" in fresh.prompt[-1]["content"]
+    assert episode.success and episode.llm_calls == 3
+
+
+def test_a_click_the_executor_did_not_make_is_named_in_the_feedback_the_review_reads(tmp_path: Path) -> None:
+    box_and_label = ("```python\nimport re\nword = re.search(r'Select ([^, ]+)', task).group(1)\n"
+                     "click('label', word)\nclick('input_checkbox', word)\nclick('button', 'Submit')\n```")
+    review = "Step: 1\nWhy: it did not select every word.\n" + box_and_label
+    with session(tmp_path, {"click-checkboxes-large": [box_and_label, review]}, max_steps=1, trials=2) as s:
+        episode = s.run("click-checkboxes-large", 0, "webwise", "none")
+    step = episode.trace[0]
+    assert re.search(r"; click\('input_checkbox', '\w+'\) \(not clicked: it would flip back #ch\d+, which this "
+                     r"program already flipped \(a box and its label are one control\)\); click\('button'", step.feedback)
+    assert step.feedback in episode.trials[0].reflection["prompt"][1]["content"]

@@ -21,6 +21,8 @@ from webwise.matching import NoMatch, captioned_field, find_target, naming_call
 
 # Click the element core.getDOMInfo registered under arguments[0]; a bare text node (ref < 0)
 # is clicked through whatever is hit at its centre, when that lies inside its parent.
+# Returns [problem, box]: box names the checkbox the click would flip when arguments[4] (the
+# boxes this program flipped already) holds it, and then nothing is clicked.
 _CLICK_JS = """
 var ref = arguments[0], el = null;
 if (ref > 0) { el = core.previousDOMInfo[ref]; }
@@ -29,13 +31,19 @@ else {
   var hit = document.elementFromPoint(arguments[1], arguments[2]);
   el = (hit && parent && parent.contains(hit)) ? hit : parent;
 }
-if (!el || !el.isConnected) { return 'the element is no longer on the page'; }
+if (!el || !el.isConnected) { return ['the element is no longer on the page', null]; }
+var label = el.closest('label');
+var box = (el instanceof HTMLInputElement) ? el : (label ? label.control : null);
+if (box && box.type === 'checkbox') {
+  var name = box.id ? '#' + box.id : '[' + box.dataset.wob_ref + ']';
+  if (arguments[4].indexOf(name) >= 0) { return [null, name]; }
+}
 if (el instanceof SVGElement) {
   ['mousedown', 'mouseup', 'click'].forEach(function (t) {
     el.dispatchEvent(new MouseEvent(t, {bubbles: true, cancelable: true, view: window}));
   });
 } else { el.click(); el.focus(); }
-return null;
+return [null, null];
 """
 # A hidden element whose own text is arguments[0] (else the first that contains it), and the
 # ref of the visible control that opens the panel holding it: a link to an ancestor's id
@@ -118,6 +126,10 @@ class ActionRecord:
     target_text: str | None = None
     error: str | None = None
     ms: float = 0.0
+    #: The checkboxes whose checked state the action flipped (their ids, or refs).
+    toggled: list[str] = field(default_factory=list)
+    #: What the executor did other than asked, said in the step's feedback.
+    note: str | None = None
 
 
 @dataclass
@@ -226,6 +238,7 @@ class Executor:
     def _perform(self, name: str, args: list[Any], act: Callable[[], str | None]) -> list[dom.Element]:
         record = ActionRecord(name, args)
         self.records.append(record)
+        checked = _checked(self.elements)
         started = time.perf_counter()
         try:
             record.target = act()
@@ -234,9 +247,19 @@ class Executor:
             raise
         finally:
             record.ms = round((time.perf_counter() - started) * 1000, 1)
-        return self.refresh()
+        observation = self.refresh()
+        if not self.outcome.done:  # a finished task's page may already be the next one
+            after = _checked(self.elements)
+            record.toggled = [name for name, state in after.items() if checked.get(name, state) != state]
+        return observation
 
     def _click(self, tag: str, text: str) -> str:
+        """Click the target; the record's note says why not when it would undo this program's work.
+
+        A click that would flip back a checkbox this program already flipped is not made: small
+        models click a box's label and then the box (or its text, or the same box twice), which
+        checks and unchecks it. No task asks for that within one program; the next may uncheck.
+        """
         elements, _, _ = self.env.observe()
         try:
             target = find_target(elements, tag, text)
@@ -246,11 +269,16 @@ class Executor:
                               else str(exc)) from None
         parent = target["parent"] if target["ref"] < 0 else None
         x, y = target["left"] + target["width"] / 2, target["top"] + target["height"] / 2
-        problem = self.env.script(_CLICK_JS, target["ref"], x, y, parent)
+        flipped = [box for record in self.records[:-1] for box in record.toggled]
+        problem, box = self.env.script(_CLICK_JS, target["ref"], x, y, parent, flipped)
         if problem:
             raise ActionError(f"click({tag!r}, {text!r}): {problem}")
-        self.clicked.add(target["ref"] if target["ref"] > 0 else parent)
         self.records[-1].target_text = target["text"] or target["deep_text"]
+        if box:
+            self.records[-1].note = (f"not clicked: it would flip back {box}, which this program already"
+                                     " flipped (a box and its label are one control)")
+        else:
+            self.clicked.add(target["ref"] if target["ref"] > 0 else parent)
         return f"{target['tag']} {target['deep_text'][:40]!r}".strip()
 
     def _hidden_hint(self, elements: list[dom.Element], text: str) -> str | None:
@@ -364,6 +392,12 @@ class Executor:
                 self.env.script(_SCROLL_JS, ref)
                 return f"{element['tag']} {element['deep_text'][:40]!r}"
         raise ActionError(f"scroll({text!r}): no element contains that text")
+
+
+def _checked(elements: list[dom.Element]) -> dict[str, bool]:
+    """The checked state of each checkbox, by id (or ref when it has none)."""
+    return {f"#{e['id']}" if e["id"] else f"[{e['ref']}]": e["value"]
+            for e in elements if e["tag"] == "input_checkbox"}
 
 
 def _captioned_call(elements: list[dom.Element], tag: str,

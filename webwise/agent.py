@@ -122,7 +122,9 @@ class Agent:
         Replayed steps only restore the page the last trial reached, so they do not count
         against the step budget: the trial has ``max_steps`` steps from the corrected one on.
         Counting them left no step to plan after the fix (with ``--max-steps 2``, 16 of the
-        1.5B's 108 later trials on paper48 ended out of steps right after a replay).
+        1.5B's 108 later trials on paper48 ended out of steps right after a replay). A fix
+        that raised before any of its actions ran does not count either: it did nothing,
+        and the model still gets ``max_steps`` steps to plan with its error in view.
 
         Returns the steps, the page state each of them started on, and the outcome.
         """
@@ -136,7 +138,8 @@ class Agent:
         steps: list[Step] = []
         replayed = correction.at if correction else 0
         budget = (self.settings.max_steps if episode.method == "webwise" else 1) + replayed
-        for index in range(budget):
+        index = 0
+        while index < budget:
             step = Step(index=index, trial=trial.trial, prompt=[], observation=memory.mark(index, observation))
             episode.add_step(step)
             steps.append(step)
@@ -164,7 +167,9 @@ class Agent:
             if step.status in ENDING_STATUSES:
                 trial.ending = step.status
                 break
+            budget += step.source == "correction" and not any(a["error"] is None for a in step.actions)
             history.append(PastStep(step.program, step.feedback))
+            index += 1
         return steps, seen[:len(steps)], executor.outcome
 
     def _examples(self, episode: Episode) -> tuple[list[PromptExample], str | None]:
@@ -406,10 +411,16 @@ def classify(step: Step, outcome: Outcome, before: tuple[str, int | None], after
     return "progress"
 
 
+def _call(action: dict[str, Any]) -> str:
+    """The action as the program wrote it, with what the executor did instead, if anything."""
+    note = f" ({action['note']})" if action.get("note") else ""
+    return f"{action['name']}({', '.join(repr(x) for x in action['args'])}){note}"
+
+
 def feedback(step: Step, outcome: Outcome) -> str:
     """One line for the next prompt (and the reflection) saying what the step's program did."""
     done = [a for a in step.actions if not a["error"]]
-    acted = "; ".join(f"{a['name']}({', '.join(repr(x) for x in a['args'])})" for a in done[:6]) or "no action"
+    acted = "; ".join(map(_call, done[:6])) or "no action"
     acted += "; ..." if len(done) > 6 else ""
     reason = f" ({outcome.reason})" if outcome.reason else ""
     return {
