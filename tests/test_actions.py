@@ -45,15 +45,28 @@ def test_a_box_flips_once_per_program_however_it_is_clicked(env: MiniWoBEnv) -> 
     word = re.search(r"Select ([^, ]+)", env.utterance)[1]
     executor.click("label", word)
     observation = executor.click("input_checkbox", word)
-    box = executor.records[0].toggled
-    assert len(box) == 1 and executor.records[1].toggled == []
-    assert executor.records[1].note == (f"not clicked: it would flip back {box[0]}, which this program already"
+    box = executor.records[0].flipped
+    assert re.fullmatch(r"#ch\d+", box) and executor.records[1].flipped is None
+    assert executor.records[1].note == (f"not clicked: it would flip back {box}, which this program already"
                                         " flipped (a box and its label are one control)")
-    assert next(e for e in observation if f"#{e['id']}" == box[0])["value"] is True
+    assert next(e for e in observation if f"#{e['id']}" == box)["value"] is True
     executor.records.clear()  # the next program may uncheck it, once
     for _ in range(2):
-        observation = executor.click("input_checkbox", box[0][1:])
-        assert next(e for e in observation if f"#{e['id']}" == box[0])["value"] is False
+        observation = executor.click("input_checkbox", box[1:])
+        assert next(e for e in observation if f"#{e['id']}" == box)["value"] is False
+
+
+def test_a_box_the_page_flipped_in_turn_may_still_be_clicked(env: MiniWoBEnv) -> None:
+    """As after a "select all": only boxes the program's own clicks flipped are held."""
+    executor = start(env, "click-checkboxes-large", 0)
+    env.script("var a = document.getElementById('ch0'), b = document.getElementById('ch1');"
+               "a.addEventListener('click', function () { b.checked = !b.checked; });")
+    executor.refresh()
+    executor.click("input_checkbox", "ch0")
+    observation = executor.click("input_checkbox", "ch1")
+    state = {e["id"]: e["value"] for e in observation if e["tag"] == "input_checkbox"}
+    assert (state["ch0"], state["ch1"]) == (True, False)
+    assert [record.flipped for record in executor.records] == ["#ch0", "#ch1"] and executor.records[1].note is None
 
 
 def test_a_header_beside_an_icon_shows_its_text_and_clicking_it_expands(env: MiniWoBEnv) -> None:

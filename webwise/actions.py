@@ -21,8 +21,9 @@ from webwise.matching import NoMatch, captioned_field, find_target, naming_call
 
 # Click the element core.getDOMInfo registered under arguments[0]; a bare text node (ref < 0)
 # is clicked through whatever is hit at its centre, when that lies inside its parent.
-# Returns [problem, box]: box names the checkbox the click would flip when arguments[4] (the
-# boxes this program flipped already) holds it, and then nothing is clicked.
+# Returns [problem, box, skipped]: box names the checkbox the click works (the element itself,
+# or the control of the label holding it); when arguments[4] (the boxes this program's clicks
+# flipped already) holds it, nothing is clicked and skipped is true.
 _CLICK_JS = """
 var ref = arguments[0], el = null;
 if (ref > 0) { el = core.previousDOMInfo[ref]; }
@@ -31,19 +32,20 @@ else {
   var hit = document.elementFromPoint(arguments[1], arguments[2]);
   el = (hit && parent && parent.contains(hit)) ? hit : parent;
 }
-if (!el || !el.isConnected) { return ['the element is no longer on the page', null]; }
+if (!el || !el.isConnected) { return ['the element is no longer on the page', null, false]; }
 var label = el.closest('label');
 var box = (el instanceof HTMLInputElement) ? el : (label ? label.control : null);
+var name = null;
 if (box && box.type === 'checkbox') {
-  var name = box.id ? '#' + box.id : '[' + box.dataset.wob_ref + ']';
-  if (arguments[4].indexOf(name) >= 0) { return [null, name]; }
+  name = box.id ? '#' + box.id : '[' + box.dataset.wob_ref + ']';
+  if (arguments[4].indexOf(name) >= 0) { return [null, name, true]; }
 }
 if (el instanceof SVGElement) {
   ['mousedown', 'mouseup', 'click'].forEach(function (t) {
     el.dispatchEvent(new MouseEvent(t, {bubbles: true, cancelable: true, view: window}));
   });
 } else { el.click(); el.focus(); }
-return [null, null];
+return [null, name, false];
 """
 # A hidden element whose own text is arguments[0] (else the first that contains it), and the
 # ref of the visible control that opens the panel holding it: a link to an ancestor's id
@@ -126,8 +128,8 @@ class ActionRecord:
     target_text: str | None = None
     error: str | None = None
     ms: float = 0.0
-    #: The checkboxes whose checked state the action flipped (their ids, or refs).
-    toggled: list[str] = field(default_factory=list)
+    #: The checkbox the click flipped (its id, or ref), not one the page flipped in turn.
+    flipped: str | None = None
     #: What the executor did other than asked, said in the step's feedback.
     note: str | None = None
 
@@ -248,17 +250,18 @@ class Executor:
         finally:
             record.ms = round((time.perf_counter() - started) * 1000, 1)
         observation = self.refresh()
-        if not self.outcome.done:  # a finished task's page may already be the next one
-            after = _checked(self.elements)
-            record.toggled = [name for name, state in after.items() if checked.get(name, state) != state]
+        if record.flipped and _checked(self.elements).get(record.flipped) == checked.get(record.flipped):
+            record.flipped = None  # the page kept the box as it was
         return observation
 
     def _click(self, tag: str, text: str) -> str:
         """Click the target; the record's note says why not when it would undo this program's work.
 
-        A click that would flip back a checkbox this program already flipped is not made: small
-        models click a box's label and then the box (or its text, or the same box twice), which
-        checks and unchecks it. No task asks for that within one program; the next may uncheck.
+        A click that would flip back a checkbox this program already flipped by a click is not
+        made: small models click a box's label and then the box (or its text, or the same box
+        twice), which checks and unchecks it. Boxes the page flipped in turn (a "select all")
+        do not count, so a program may check all and then uncheck one; the next program may
+        uncheck any.
         """
         elements, _, _ = self.env.observe()
         try:
@@ -269,15 +272,17 @@ class Executor:
                               else str(exc)) from None
         parent = target["parent"] if target["ref"] < 0 else None
         x, y = target["left"] + target["width"] / 2, target["top"] + target["height"] / 2
-        flipped = [box for record in self.records[:-1] for box in record.toggled]
-        problem, box = self.env.script(_CLICK_JS, target["ref"], x, y, parent, flipped)
+        flipped = [record.flipped for record in self.records[:-1] if record.flipped]
+        problem, box, skipped = self.env.script(_CLICK_JS, target["ref"], x, y, parent, flipped)
         if problem:
             raise ActionError(f"click({tag!r}, {text!r}): {problem}")
-        self.records[-1].target_text = target["text"] or target["deep_text"]
-        if box:
-            self.records[-1].note = (f"not clicked: it would flip back {box}, which this program already"
-                                     " flipped (a box and its label are one control)")
+        record = self.records[-1]
+        record.target_text = target["text"] or target["deep_text"]
+        if skipped:
+            record.note = (f"not clicked: it would flip back {box}, which this program already"
+                           " flipped (a box and its label are one control)")
         else:
+            record.flipped = box
             self.clicked.add(target["ref"] if target["ref"] > 0 else parent)
         return f"{target['tag']} {target['deep_text'][:40]!r}".strip()
 
