@@ -340,3 +340,29 @@ def test_a_click_the_executor_did_not_make_is_named_in_the_feedback_the_review_r
     assert re.search(r"; click\('input_checkbox', '\w+'\) \(not clicked: it would flip back #ch\d+, which this "
                      r"program already flipped \(a box and its label are one control\)\); click\('button'", step.feedback)
     assert step.feedback in episode.trials[0].reflection["prompt"][1]["content"]
+
+
+def test_feedback_says_which_texts_a_step_made_appear_and_disappear(tmp_path: Path) -> None:
+    """A guess's answer is in the step's feedback, so the next step and the review read it there."""
+    guess = "```python\nclick('input_number', '')\nenter_text('5')\nclick('button', 'Submit')\n```"
+    review = "Step: 1\nWhy: the number is lower.\n```python\nclick('input_number', '')\n```"
+    with session(tmp_path, {"guess-number": [guess, IDLE, review]}, max_steps=2, trials=2) as s:
+        episode = s.run("guess-number", 0, "webwise", "none")
+    first = episode.trace[0]
+    assert first.status == "progress"
+    assert re.fullmatch(r"ran click\('input_number', ''\); enter_text\('5'\); click\('button', 'Submit'\); the page "
+                        r"changed \(new text: \"The number is (lower|higher) than 5 \.\"; gone: \"Waiting for your "
+                        r"guess\.\.\.\"\); the task is not complete yet", first.feedback), first.feedback
+    assert first.feedback in episode.trace[1].prompt[1]["content"]
+    assert first.feedback in episode.trials[0].reflection["prompt"][1]["content"]
+
+
+def test_an_error_midway_says_what_the_actions_before_it_changed(tmp_path: Path) -> None:
+    search = ("```python\nimport re\nclick('input_text', '')\nenter_text(re.search(r'\"(.*?)\"', task).group(1))\n"
+              "click('button', 'Search')\nclick('a', 'the 3rd result')\n```")
+    with session(tmp_path, {"search-engine": [search]}, max_steps=1) as s:
+        episode = s.run("search-engine", 0, "webwise", "none")
+    step = episode.trace[0]
+    assert step.status == "exception"
+    assert re.search(r"nothing after that ran; by then the page had changed \(new text: \"[^\"]*https?://[^\"]+\"",
+                     step.feedback), step.feedback

@@ -160,7 +160,7 @@ class Agent:
             observation = self._execute(step, executor, episode.utterance)
             self._screenshot(episode, step)
             step.status = classify(step, executor.outcome, before, (executor.page_key, executor.focus_ref), seen)
-            step.feedback = feedback(step, executor.outcome)
+            step.feedback = feedback(step, executor.outcome, dom.describe_change(step.observation, observation))
             seen.append(executor.page_key)
             if step.status not in ("progress", "solved") and step.program is not None:
                 memory.remember_program(before[0], step.program, step.feedback)
@@ -417,18 +417,24 @@ def _call(action: dict[str, Any]) -> str:
     return f"{action['name']}({', '.join(repr(x) for x in action['args'])}){note}"
 
 
-def feedback(step: Step, outcome: Outcome) -> str:
-    """One line for the next prompt (and the reflection) saying what the step's program did."""
+def feedback(step: Step, outcome: Outcome, change: str = "") -> str:
+    """One line for the next prompt (and the reflection) saying what the step's program did.
+
+    ``change`` (from :func:`dom.describe_change`) says which texts the program made appear
+    or disappear; it goes with the steps that left the page changed and the task open.
+    """
     done = [a for a in step.actions if not a["error"]]
     acted = "; ".join(map(_call, done[:6])) or "no action"
     acted += "; ..." if len(done) > 6 else ""
     reason = f" ({outcome.reason})" if outcome.reason else ""
+    changed = f" ({change})" if change else ""
     return {
         "solved": f"ran {acted}; the task is complete",
         "failed": f"ran {acted}; the page ended the task as failed{reason}",
-        "exception": (f"ran {acted}, then error: {step.error}; nothing after that ran" if done
+        "exception": (f"ran {acted}, then error: {step.error}; nothing after that ran"
+                      + (f"; by then the page had changed ({change})" if change else "") if done
                       else f"error: {step.error}"),
         "no change": f"ran {acted}; nothing on the page changed; the task is not complete",
         "cycle": f"ran {acted}; the page is back to an earlier state: this goes in circles",
-        "progress": f"ran {acted}; the page changed; the task is not complete yet",
+        "progress": f"ran {acted}; the page changed{changed}; the task is not complete yet",
     }[step.status or "exception"]

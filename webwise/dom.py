@@ -14,7 +14,8 @@ compact text for prompts.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from collections import Counter
+from typing import Any, Iterable, Sequence
 
 Element = dict[str, Any]
 
@@ -138,6 +139,50 @@ def whole_dom(elements: Iterable[Element]) -> list[Element]:
 def page_key(elements: Iterable[Element]) -> str:
     """What the page shows, focus and flags aside: equal keys mean the page did not change."""
     return "\n".join(f"{e['tag']}|{e['text']}|{e['value']}|{e['classes']}" for e in elements)
+
+
+def new_texts(before: Iterable[Element], after: Iterable[Element]) -> list[str]:
+    """The texts ``after`` shows that ``before`` did not, as phrases in document order.
+
+    Texts are matched as a multiset (a second ``user$`` prompt in a terminal is new);
+    consecutive new texts join into one phrase, so a message the page splits over several
+    nodes (``The number is lower than`` ``5`` ``.``) reads as one. Elements without text
+    neither join nor split phrases.
+    """
+    kept = Counter(e["text"] for e in before if e.get("text"))
+    phrases: list[str] = []
+    run: list[str] = []
+    for element in after:
+        text = element.get("text")
+        if not text:
+            continue
+        if kept[text] > 0:
+            kept[text] -= 1
+            if run:
+                phrases.append(" ".join(run))
+            run = []
+        else:
+            run.append(text)
+    if run:
+        phrases.append(" ".join(run))
+    return phrases
+
+
+def describe_change(before: Sequence[Element], after: Sequence[Element]) -> str:
+    """What a program changed on the page, in words: texts that appeared and disappeared.
+
+    The page after a step is in the next prompt, but a small model reads it as a new page
+    and does not notice what its program caused (the reply of a guessing game, a terminal's
+    error, the results a search brought up); the review between trials never saw the page
+    after the last step at all. Empty when no text changed (a typed value, a moved focus).
+    """
+    parts = []
+    for label, phrases, limit in (("new text", new_texts(before, after), 3),
+                                  ("gone", new_texts(after, before), 2)):
+        if phrases:
+            more = f" and {len(phrases) - limit} more" if len(phrases) > limit else ""
+            parts.append(f"{label}: " + ", ".join(_quote(p, 80) for p in phrases[:limit]) + more)
+    return "; ".join(parts)
 
 
 def render(observation: Iterable[Element]) -> str:
