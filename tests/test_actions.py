@@ -172,8 +172,14 @@ def test_typing_what_the_field_already_holds_does_not_double_it(env: MiniWoBEnv)
     executor.enter_text("someone")
     assert input_value(env, "#username") == "someone"
     assert executor.records[-1].target == "input_text text (already held this text)"
+    assert executor.records[-1].note is None
     executor.enter_text("one")
     assert input_value(env, "#username") == "someoneone"
+    assert executor.records[-1].note == ("the field held 'someone', so the text went after it; "
+                                         "press_key('Control+a') first to replace it")
+    executor.press_key("Control+a")
+    executor.enter_text("other")
+    assert input_value(env, "#username") == "other" and executor.records[-1].note is None
 
 
 def test_enter_text_with_newline_presses_enter(env: MiniWoBEnv) -> None:

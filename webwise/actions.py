@@ -93,6 +93,7 @@ var editable = el.isContentEditable || el instanceof HTMLTextAreaElement ||
    !['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'file'].includes(el.type));
 return [el.tagName.toLowerCase(), el.type || '', editable && !el.disabled && !el.readOnly, +el.dataset.wob_ref || null];
 """
+_VALUE_JS = "return document.activeElement ? document.activeElement.value : null;"
 _SET_VALUE_JS = """
 var el = document.activeElement;
 el.value = arguments[0];
@@ -112,6 +113,8 @@ MODIFIERS: dict[str, str] = {
     "meta": Keys.META, "cmd": Keys.META,
 }
 _MAX_TEXT = 2000
+#: Input kinds whose value is set whole from the forms people write, not typed key by key.
+_SET_KINDS = frozenset({"date", "time", "datetime-local", "month", "week"})
 
 
 class ActionError(Exception):
@@ -352,16 +355,20 @@ class Executor:
         Small models write each step's program from the start again and replayed steps
         retype too, so "type the username" runs twice on one field; typing it again would
         leave ``nathalienathalie`` there (the 1.5B lost login-user s2 to that on paper48).
+        Typing into a field that holds other text adds to it, as keys do; the record's note
+        says so, since a model that types a second guess into a number field means to
+        replace the first and otherwise never learns why the page read ``54``.
         """
         tag, kind, ref = self._focused()
         if ref:
             self.typed.add(int(ref))
         enter = text.endswith("\n")
         body = text[:-1] if enter else text
-        held = bool(body) and self.focus is not None and self.focus["ref"] == ref and self.focus["value"] == body
+        held_value = self.focus["value"] if self.focus is not None and self.focus["ref"] == ref else ""
+        held = bool(body) and held_value == body
         if held:
             body = ""
-        elif kind in ("date", "time", "datetime-local", "month", "week"):
+        elif kind in _SET_KINDS:
             value = to_input_value(kind, body)
             if value is None:
                 raise ActionError(f"cannot read {body!r} as a {kind}")
@@ -370,6 +377,9 @@ class Executor:
         keys = body.replace("\n", Keys.ENTER) + (Keys.ENTER if enter else "")
         if keys:
             self.env.keys(keys)
+        if body and isinstance(held_value, str) and held_value and self.env.script(_VALUE_JS) == held_value + body:
+            self.records[-1].note = (f"the field held {held_value[:40]!r}, so the text went after it; "
+                                     "press_key('Control+a') first to replace it")
         return f"{tag} {kind}".strip() + (" (already held this text)" if held else "")
 
     def _press(self, key: str) -> str:
