@@ -279,6 +279,8 @@ class Sandbox:
             return failed("sandbox worker died")
         if exit_.get("timeout"):
             return failed(f"TimeoutError: program exceeded {limits.wall_seconds:g} s wall time")
+        if exit_.get("code") == protocol.CHANNEL_BROKEN:
+            return failed("the program's channel to the host broke")
         sig = exit_.get("signal")
         cpu = exit_.get("cpu")
         if sig == signal.SIGXCPU or (type(cpu) is float and cpu >= limits.cpu_seconds):

@@ -16,6 +16,7 @@ from typing import Any
 
 _HEADER = struct.Struct(">I")
 MAX_DEPTH = 32
+CHANNEL_BROKEN = 71  # exit status of a child whose action round trip failed (sandbox.worker)
 
 
 class ProtocolError(Exception):

@@ -23,6 +23,9 @@ from sandbox.api import Limits
 
 CHANNEL_FD = 3
 _OUR_FRAMES = 20  # stack depth below the program, added to its recursion limit
+# Stack an action's round trip needs: a reply's nesting, plus our own calls (10 are enough on
+# CPython 3.11 for the deepest reply the host sends; 16 leave room).
+_ROUND_TRIP_FRAMES = protocol.MAX_DEPTH + 16
 
 
 class _Program:
@@ -52,14 +55,32 @@ class _Program:
             raise TypeError(f"{name}() arguments must be plain data ({exc})") from None
         except protocol.ProtocolError as exc:
             raise ValueError(f"{name}() arguments are too large ({exc})") from None
-        self.channel.sendall(message)
-        reply = protocol.recv(self.channel)
+        _reserve_stack(_ROUND_TRIP_FRAMES)
+        reply = self.exchange(message)
         if reply.get("end"):
             self.finish(True, None)
         self.globals.update(reply["rebind"])
         if reply["error"] is not None:
             raise guards.ActionError(reply["error"])
         return reply["value"]
+
+    def exchange(self, message: bytes) -> dict[str, Any]:
+        """Send one call and return the host's well-formed reply, or end the child at once.
+
+        Any failure here (a call not fully sent, a reply that cannot be read, decoded or even
+        held in memory) leaves the channel out of step with the host, which may already have
+        ended the episode. Raised into the program, it could be caught and the program would
+        run on to the wall clock; so, like ``stop``, it ends the child before any ``except`` or
+        ``finally`` of the program can run, with a status the host reports as a broken channel.
+        """
+        try:
+            self.channel.sendall(message)
+            reply = protocol.recv(self.channel)
+            if _well_formed(reply):
+                return reply
+        except BaseException:
+            pass
+        os._exit(protocol.CHANNEL_BROKEN)
 
     def action(self, name: str) -> Any:
         def action(*args: Any, **kwargs: Any) -> Any:
@@ -81,6 +102,25 @@ class _Program:
         except BaseException as exc:  # the program's own failure, whatever it raised
             self.finish(False, describe(exc, self.limits))
         self.finish(True, None)
+
+
+def _reserve_stack(frames: int) -> None:
+    """Raise RecursionError unless ``frames`` more calls fit on the stack.
+
+    Called before a call is sent, so a program that recursed to its limit gets an ordinary
+    RecursionError with the channel intact, instead of a reply it has no stack left to decode
+    (which would end the child as a broken channel).
+    """
+    if frames > 0:
+        _reserve_stack(frames - 1)
+
+
+def _well_formed(reply: dict[str, Any]) -> bool:
+    """Everything ``_Program.call`` reads from a reply is there, so reading it cannot raise."""
+    if reply.get("end") is True:
+        return True
+    error = reply.get("error", False)
+    return "value" in reply and type(reply.get("rebind")) is dict and (error is None or type(error) is str)
 
 
 def describe(exc: BaseException, limits: Limits) -> str:

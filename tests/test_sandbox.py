@@ -7,6 +7,7 @@ import os
 import signal
 import socket
 import struct
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -218,6 +219,73 @@ def test_child_killed_mid_action_gives_one_line_error(box: Sandbox):
     result = run(box, "click('a', 'b')\nclick('a', 'b')", killer)
     assert (result.ok, result.error) == (False, "program was killed by SIGSEGV")
     assert run(box, "print('alive')").output == "alive\n"
+
+
+Breaker = Callable[[socket.socket], None]
+
+CHANNEL_BROKE = "the program's channel to the host broke"
+SWALLOWS_AND_RUNS_ON = (
+    "try:\n    click('button', 'OK')\nexcept BaseException:\n    print('caught')\n"
+    "while True:\n    pass\n"
+)
+BROKEN_REPLIES: dict[str, Breaker | None] = {
+    "too_big_to_hold": None,  # a real reply: the handler answers with more than the child's memory
+    "not_json": lambda sock: sock.sendall(struct.pack(">I", 5) + b"{nope"),
+    "missing_fields": lambda sock: sock.sendall(protocol.encode({"value": 1})),
+    "closed": lambda sock: sock.shutdown(socket.SHUT_WR),
+}
+
+
+def _break_replies(patch: pytest.MonkeyPatch, breaker: Breaker) -> None:
+    """Have the host send ``breaker``'s bytes instead of every action reply, as a garbled channel
+    would; its requests to the worker pass unchanged."""
+    send = protocol.send
+
+    def send_broken(sock: socket.socket, message: dict[str, Any], *, limit: int | None = None) -> None:
+        if "op" in message:
+            send(sock, message, limit=limit)
+        else:
+            breaker(sock)
+
+    patch.setattr(protocol, "send", send_broken)
+
+
+@pytest.mark.parametrize("reply", BROKEN_REPLIES)
+def test_unreadable_reply_ends_the_child_at_once(reply: str):
+    """A reply the child cannot read must end it like ``stop``: raised into the program, the
+    error would be swallowed by ``except BaseException`` and the child would run on to a limit."""
+    limits = Limits(wall_seconds=3, cpu_seconds=3, memory_mb=64)
+    calls: list[str] = []
+
+    def handler(name: str, args: list, kwargs: dict) -> ActionReply:
+        calls.append(name)
+        return ActionReply(value="x" * (limits.memory_mb << 20) if reply == "too_big_to_hold" else None)
+
+    with Sandbox(limits) as sandbox:
+        with pytest.MonkeyPatch.context() as patch:
+            breaker = BROKEN_REPLIES[reply]
+            if breaker is not None:
+                _break_replies(patch, breaker)
+            result = sandbox.run(SWALLOWS_AND_RUNS_ON, data={}, functions=["click"], handler=handler)
+        assert (result.ok, result.error, result.output) == (False, CHANNEL_BROKE, "")
+        assert result.seconds < limits.wall_seconds / 2 and calls == ["click"]
+        assert sandbox.run("print('fine')", data={}, functions=[], handler=handler).output == "fine\n"
+
+
+def test_action_without_stack_left_is_a_recursion_error(box: Sandbox):
+    """Near the recursion limit a call fails before it is sent, as a RecursionError the program
+    may catch; only a reply the child cannot read, not its own deep recursion, ends it."""
+    code = (
+        "calls = []\n"
+        "def dive(depth):\n"
+        "    try:\n        dive(depth + 1)\n    except RecursionError:\n        pass\n"
+        "    if not calls:\n"
+        "        try:\n            calls.append(click('button', 'OK'))\n"
+        "        except RecursionError:\n            pass\n"
+        "dive(0)\nprint(len(calls))\n"
+    )
+    result = run(box, code)
+    assert (result.ok, result.error, result.output, result.actions) == (True, None, "1\n", 1)
 
 
 def test_dead_worker_is_replaced(box: Sandbox):
