@@ -41,6 +41,25 @@ def _valid_name(name: str) -> bool:
     return type(name) is str and all(p.isidentifier() and not p.startswith("_") for p in name.split("."))
 
 
+def _call_problem(message: dict[str, Any], allowed: set[str]) -> str | None:
+    """Why a decoded call must not reach the handler, or None if it may.
+
+    The child checks its arguments before sending, but a child that escaped the policy writes
+    any frame it likes, and JSON still carries a name that is not a string (unhashable, so
+    ``in allowed`` would raise here), ``1e999`` (infinity) and nesting far deeper than any
+    handler expects. So the host re-runs the child's plain-data check on the whole message;
+    its size is already bounded by ``Limits.message_bytes``.
+    """
+    name, args, kwargs = message.get("name"), message.get("args"), message.get("kwargs")
+    if type(name) is not str or name not in allowed or type(args) is not list or type(kwargs) is not dict:
+        return "malformed action call"
+    try:
+        protocol.check_plain(message)
+    except protocol.NotPlainData as exc:
+        return f"malformed action call ({exc})"
+    return None
+
+
 @dataclass
 class _Run:
     """What the host learned while one program ran."""
@@ -212,10 +231,11 @@ class Sandbox:
 
     def _on_call(self, channel: socket.socket, message: dict[str, Any], state: _Run,
                  allowed: set[str], handler: Handler) -> None:
-        name, args, kwargs = message.get("name"), message.get("args"), message.get("kwargs")
-        if name not in allowed or type(args) is not list or type(kwargs) is not dict:
-            self._kill_child(state, "sandbox protocol error: malformed action call")
+        problem = _call_problem(message, allowed)
+        if problem is not None:
+            self._kill_child(state, f"sandbox protocol error: {problem}")
             return
+        name, args, kwargs = message["name"], message["args"], message["kwargs"]
         if state.actions >= self.limits.max_actions:
             state.ended = "abort"
             reply: dict[str, Any] = {"end": True}

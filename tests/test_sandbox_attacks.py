@@ -13,12 +13,13 @@ import os
 import subprocess
 import sys
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from sandbox import Limits, Sandbox
+from sandbox import ActionReply, Limits, RunResult, Sandbox, protocol
 from attacks.toy_host import ToyHost
 
 NAIVE_HOST = Path(__file__).parent / "attacks" / "naive_host.py"
@@ -281,3 +282,58 @@ def test_attack_works_under_plain_exec(attack: Attack, tmp_path: Path):
         assert status["actions"] > LIMITS.max_actions, status
     else:
         pytest.fail(f"unknown proof {attack.proof}")
+
+
+# A child that escaped the policy writes raw frames: the host must check every call again.
+ESCAPED_BOOT = (
+    f"import sys; sys.path[:0] = [sys.argv[1], {str(Path(__file__).parent)!r}]; "
+    "from attacks.escaped_worker import main; main(int(sys.argv[2]))"
+)
+TOO_DEEP = "[" * (protocol.MAX_DEPTH + 8) + "]" * (protocol.MAX_DEPTH + 8)
+VALID_CALL = '{"op":"call","name":"click","args":["button","Cancel"],"kwargs":{}}'
+MALFORMED = "sandbox protocol error: malformed action call"
+
+
+@pytest.fixture(scope="module")
+def escaped():
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("sandbox.host._BOOT", ESCAPED_BOOT)
+        with Sandbox(LIMITS) as box:
+            yield box
+
+
+def _send_raw(box: Sandbox, body: str, handler: Callable[[str, list, dict], ActionReply]) -> RunResult:
+    """Have the escaped child write one frame around ``body``, then wait for the reply (or the kill)."""
+    code = (f"import struct\nbody = {body.encode()!r}\n"
+            "channel.sendall(struct.pack('>I', len(body)) + body)\nchannel.recv(1 << 16)\n")
+    return box.run(code, data={}, functions=["click", "env.step"], handler=handler)
+
+
+@pytest.mark.parametrize("body, error", [
+    ('{"op":"call","name":"open","args":[],"kwargs":{}}', MALFORMED),
+    ('{"op":"call","name":["click"],"args":[],"kwargs":{}}', MALFORMED),
+    ('{"op":"call","name":"click","args":{"0":"button"},"kwargs":{}}', MALFORMED),
+    ('{"op":"call","name":"click","args":[],"kwargs":["text"]}', MALFORMED),
+    ('{"op":"call","name":"click","args":[' + TOO_DEEP + '],"kwargs":{}}',
+     f"{MALFORMED} (data nested deeper than {protocol.MAX_DEPTH} levels)"),
+    ('{"op":"call","name":"click","args":["button",1e999],"kwargs":{}}', f"{MALFORMED} (non-finite float)"),
+    ('{"op":"call","name":"click","args":[],"kwargs":{1:"x"}}',  # JSON keys are strings: not even decoded
+     "sandbox protocol error: malformed message: JSONDecodeError"),
+], ids=["unknown_name", "name_not_str", "args_not_list", "kwargs_not_dict", "too_deep", "infinity",
+        "non_str_key"])
+def test_host_refuses_forged_action_calls(body: str, error: str, escaped: Sandbox):
+    """A child's encoder never sends these, but a child that escaped the policy writes any frame:
+    only the host's own check keeps them from the handler, and a bad call ends the run in one line."""
+    calls: list[tuple[str, list, dict]] = []
+
+    def handler(name: str, args: list, kwargs: dict) -> ActionReply:
+        calls.append((name, args, kwargs))
+        return ActionReply()
+
+    result = _send_raw(escaped, body, handler)
+    assert (result.ok, result.error, result.actions, calls) == (False, error, 0, [])
+    assert result.seconds < LIMITS.wall_seconds  # killed for the breach, not timed out
+
+    host = ToyHost(SECRET)
+    assert _send_raw(escaped, VALID_CALL, host.handler).ok  # the same path carries a valid call
+    assert host.args_seen == [("button", "Cancel")]
