@@ -297,3 +297,22 @@ def test_reflection_gain_reports_success_by_each_trial() -> None:
     records = [{"trials": [{"success": number == won} for number in range(1, (won or 5) + 1)]} for won in won_at]
     assert reflection_gain.by_trial(records, 5) == ("T=1: 0.25 (1/4), T=2: 0.50 (2/4), T=3: 0.50 (2/4), "
                                                    "T=4: 0.75 (3/4), T=5: 0.75 (3/4)")
+
+
+def test_sigterm_stops_the_bench_like_ctrl_c_and_leaves_no_browser(replay: Path, tmp_path: Path) -> None:
+    """A scheduler's kill gets the finished episodes' tables and no browser left running."""
+    out = tmp_path / "out"
+    args = bench_args(replay, out, seeds=40, workers=1)
+    process = subprocess.Popen([WEBWISE, *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len(keys(out)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        children = subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True, text=True).stdout.split()
+        process.terminate()
+        err = process.communicate(timeout=30)[1]
+    finally:
+        process.kill()
+    assert process.returncode == 130 and "interrupted;" in err and "--resume runs the rest" in err
+    assert (out / "tables.md").exists() and 3 <= len(keys(out)) < 160
+    assert children and not [pid for pid in children if Path(f"/proc/{pid}").exists()]

@@ -323,7 +323,7 @@ class Bench:
         return [SharedModel(first), *(make_llm(self.config.llm) for _ in range(count - 1))]
 
     def _work(self, total: int, already: int, models: list[ChatModel]) -> bool:
-        """Run the workers until the queue is drained or Ctrl-C; True when interrupted."""
+        """Run the workers until the queue is drained or Ctrl-C / SIGTERM; True when interrupted."""
         config = self.config
         progress = Progress(config.stream, total, already)
         try:
@@ -333,7 +333,7 @@ class Bench:
         self.results = ResultsFile(config.out / RESULTS)
         workers = [Worker(i, self, model) for i, model in enumerate(models)]
         interrupted = threading.Event()
-        with _on_sigint(lambda: (interrupted.set(), self.stop.set())):
+        with _on_interrupt(lambda: (interrupted.set(), self.stop.set())):
             try:
                 for worker in workers:
                     worker.start()
@@ -376,21 +376,28 @@ def _exclusive(out: Path) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _on_sigint(callback: Callable[[], object]) -> Iterator[None]:
-    """The first Ctrl-C asks the workers to stop; a second one is the default hard interrupt."""
+def _on_interrupt(callback: Callable[[], object]) -> Iterator[None]:
+    """The first Ctrl-C or SIGTERM asks the workers to stop; a second one is the default.
+
+    SIGTERM (``kill``, a job scheduler's time limit) is stopped like Ctrl-C, so the finished
+    episodes' tables get written and the browsers closed instead of left running.
+    """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    previous: dict[int, Any] = {}
 
     def handler(signum: int, frame: FrameType | None) -> None:
-        signal.signal(signal.SIGINT, previous)
+        signal.signal(signum, previous[signum])
         callback()
 
-    previous = signal.signal(signal.SIGINT, handler)
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        previous[signum] = signal.signal(signum, handler)
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for signum, earlier in previous.items():
+            signal.signal(signum, earlier)
 
 
 def _other_code(records: list[dict[str, Any]]) -> str:
