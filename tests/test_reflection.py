@@ -366,3 +366,19 @@ def test_an_error_midway_says_what_the_actions_before_it_changed(tmp_path: Path)
     assert step.status == "exception"
     assert re.search(r"nothing after that ran; by then the page had changed \(new text: \"[^\"]*https?://[^\"]+\"",
                      step.feedback), step.feedback
+
+
+def test_a_step_that_raised_after_moving_the_page_on_is_replayed_before_the_fix(tmp_path: Path) -> None:
+    """The search ran before the error is what the fix builds on: the fix clicks a result it brought up."""
+    search = ("```python\nimport re\nclick('input_text', '')\nenter_text(re.search(r'\"(.*?)\"', task).group(1))\n"
+              "click('button', 'Search')\nclick('a', 'the 1st search result')\n```")
+    first_result = "[e['text'] for e in observation if e['classes'] == 'search-title'][0]"
+    review = f"Step: 2\nWhy: it should click the first result's title.\n```python\nclick('a', {first_result})\n```"
+    with session(tmp_path, {"search-engine": [search, "```python\nscroll('Search')\n```", review]},
+                 max_steps=2, trials=2) as s:
+        episode = s.run("search-engine", 4, "webwise", "none")
+    first = [step for step in episode.trace if step.trial == 0]
+    assert [(step.status, step.changed) for step in first] == [("exception", True), ("no change", False)]
+    assert episode.success and episode.llm_calls == 3
+    retry = [step for step in episode.trace if step.trial == 1]
+    assert [(step.source, step.status) for step in retry] == [("replay", "exception"), ("correction", "solved")]

@@ -146,9 +146,10 @@ class Agent:
             if index == 0 and trial.trial == 0:
                 step.note = note
             fixed, redirected = _redirect(planned[index] if index < len(planned) else None, executor)
-            if fixed is not None and not memory.tried_here(executor.page_key, fixed):
+            is_fix = index == len(planned) - 1
+            if fixed is not None and not (is_fix and memory.tried_here(executor.page_key, fixed)):
                 step.program, step.note = fixed, _joined(step.note, redirected)
-                step.source = "correction" if index == len(planned) - 1 else "replay"
+                step.source = "correction" if is_fix else "replay"
             elif not self._ask_fresh(episode, step, shown, history, executor, ran, memory):
                 trial.ending = step.status or "exception"
                 break
@@ -159,7 +160,9 @@ class Agent:
             ran.add((executor.page_key, normal(step.program)))
             observation = self._execute(step, executor, episode.utterance)
             self._screenshot(episode, step)
-            step.status = classify(step, executor.outcome, before, (executor.page_key, executor.focus_ref), seen)
+            after = (executor.page_key, executor.focus_ref)
+            step.changed = after != before
+            step.status = classify(step, executor.outcome, before, after, seen)
             step.feedback = feedback(step, executor.outcome, dom.describe_change(step.observation, observation))
             seen.append(executor.page_key)
             if step.status not in ("progress", "solved") and step.program is not None:

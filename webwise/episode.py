@@ -38,6 +38,9 @@ class Step:
     status: str | None = None
     feedback: str = ""
     repeats: int = 0
+    #: Whether the page (or its focus) differed after the program: a step that raised midway
+    #: may still have moved the page on, and the next trial replays it to get there.
+    changed: bool = False
 
 
 @dataclass
