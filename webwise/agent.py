@@ -146,7 +146,7 @@ class Agent:
             if index == 0 and trial.trial == 0:
                 step.note = note
             fixed, redirected = _redirect(planned[index] if index < len(planned) else None, executor)
-            is_fix = index == len(planned) - 1
+            is_fix = index == len(planned) - 1  # replays restore the page; only the fix may be refused
             if fixed is not None and not (is_fix and memory.tried_here(executor.page_key, fixed)):
                 step.program, step.note = fixed, _joined(step.note, redirected)
                 step.source = "correction" if is_fix else "replay"
