@@ -431,11 +431,11 @@ def feedback(step: Step, outcome: Outcome, change: str = "") -> str:
     acted += "; ..." if len(done) > 6 else ""
     reason = f" ({outcome.reason})" if outcome.reason else ""
     changed = f" ({change})" if change else ""
+    midway = f"; by then the page had changed{changed}" if change else ""
     return {
         "solved": f"ran {acted}; the task is complete",
         "failed": f"ran {acted}; the page ended the task as failed{reason}",
-        "exception": (f"ran {acted}, then error: {step.error}; nothing after that ran"
-                      + (f"; by then the page had changed ({change})" if change else "") if done
+        "exception": (f"ran {acted}, then error: {step.error}; nothing after that ran{midway}" if done
                       else f"error: {step.error}"),
         "no change": f"ran {acted}; nothing on the page changed; the task is not complete",
         "cycle": f"ran {acted}; the page is back to an earlier state: this goes in circles",
