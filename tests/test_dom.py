@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from webwise.dom import describe_change, new_texts
+from webwise.dom import describe_change, new_texts, page_key
 
 
 def page(*texts: str) -> list[dict[str, str]]:
@@ -24,3 +24,16 @@ def test_a_change_lists_at_most_three_new_and_two_gone_phrases() -> None:
 def test_no_text_changed_says_nothing_and_long_phrases_are_cut() -> None:
     assert describe_change(page("a", "b"), page("b", "a")) == ""
     assert describe_change(page(), page("w" * 100)) == 'new text: "' + "w" * 77 + '..."'
+
+
+def header(classes: str) -> dict[str, str]:
+    return {"tag": "h3", "text": "Section #1", "value": "", "classes": classes}
+
+
+def test_the_page_key_ignores_focus_and_hover_classes_and_class_order() -> None:
+    closed = header("ui-accordion-header ui-accordion-header-collapsed ui-state-default")
+    closed_again = header("ui-state-default ui-state-focus ui-accordion-header-collapsed ui-accordion-header")
+    hovered = header("ui-accordion-header ui-accordion-header-collapsed ui-state-default ui-state-hover is-focused")
+    opened = header("ui-accordion-header ui-accordion-header-active ui-state-active ui-state-focus")
+    assert page_key([closed]) == page_key([closed_again]) == page_key([hovered])
+    assert page_key([closed]) != page_key([opened])

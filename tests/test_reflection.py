@@ -130,10 +130,11 @@ def test_repeating_past_the_cap_ends_the_trial_as_a_cycle(tmp_path: Path) -> Non
     [
         ("enter-text", [STEP1, "```python\nx = 1 / 0\n```", IDLE], ["progress", "exception", "no change"], "incomplete"),
         ("click-checkboxes", ["```python\nclick('input_checkbox', '')\n```"] * 2, ["progress", "cycle"], "cycle"),
+        ("click-collapsible-2", ["```python\nclick('h3', 'Section #1')\n```"] * 2, ["progress", "cycle"], "cycle"),
         ("enter-text", [STEP1, WRONG_TYPE], ["progress", "failed"], "failed"),
         ("click-test", ["```python\nclick('button', 'Click Me!')\n```"], ["solved"], "solved"),
     ],
-    ids=["exception-no-change-incomplete", "cycle", "failed", "solved"],
+    ids=["exception-no-change-incomplete", "cycle", "cycle-accordion-closed-again", "failed", "solved"],
 )
 def test_ending_conditions(tmp_path: Path, task: str, replies: list[str], statuses: list[str], ending: str) -> None:
     with session(tmp_path, {task: replies}, max_steps=3) as s:

@@ -136,9 +136,23 @@ def whole_dom(elements: Iterable[Element]) -> list[Element]:
     return [{key: element[key] for key in _WHOLE_KEYS} for element in elements]
 
 
+#: Class names that only say where the focus or the pointer is (jQuery UI's ``ui-state-focus``,
+#: ``ui-datepicker-next-hover``, a page's own ``is-focused``): state, not content.
+_POINTER_CLASS = re.compile(r"(?:^|[-_])(?:focus|focused|hover|hovered)$")
+
+
 def page_key(elements: Iterable[Element]) -> str:
-    """What the page shows, focus and flags aside: equal keys mean the page did not change."""
-    return "\n".join(f"{e['tag']}|{e['text']}|{e['value']}|{e['classes']}" for e in elements)
+    """What the page shows, focus and flags aside: equal keys mean the page did not change.
+
+    Classes count as a set, without the ones that follow focus or pointer: an accordion
+    section opened and closed again comes back as ``... ui-state-focus
+    ui-accordion-header-collapsed`` in another order, and it is the page it was.
+    """
+    return "\n".join(f"{e['tag']}|{e['text']}|{e['value']}|{_content_classes(e['classes'])}" for e in elements)
+
+
+def _content_classes(classes: str) -> str:
+    return " ".join(sorted(c for c in classes.split() if not _POINTER_CLASS.search(c)))
 
 
 def new_texts(before: Iterable[Element], after: Iterable[Element]) -> list[str]:
