@@ -150,8 +150,7 @@ class Agent:
             if fixed is not None and not (is_fix and memory.tried_here(executor.page_key, fixed)):
                 step.program, step.note = fixed, _joined(step.note, redirected)
                 step.source = "correction" if is_fix else "replay"
-            elif not self._ask_fresh(episode, step, shown, history, executor, ran, memory,
-                                     correction.why if correction and index == correction.at else ""):
+            elif not self._ask_fresh(episode, step, shown, history, executor, ran, memory):
                 trial.ending = step.status or "exception"
                 break
             if step.status == "cycle":  # the model kept repeating a program already run here
@@ -189,13 +188,11 @@ class Agent:
         return shown, note
 
     def _ask_fresh(self, episode: Episode, step: Step, shown: list[PromptExample], history: list[PastStep],
-                   executor: Executor, ran: set[tuple[str, str]], memory: FailureMemory, review: str = "") -> bool:
+                   executor: Executor, ran: set[tuple[str, str]], memory: FailureMemory) -> bool:
         """Ask for a program not already run on this page; re-ask warmer a few times if it is.
 
         Programs that failed on this page earlier in the episode (this trial or an earlier
-        one) are shown in the prompt and count as already run. At the step a review named
-        without a usable fix, the prompt also carries the review's reason (``review``): it
-        is what the review learned, and the fix it wrote is the program that already failed. A reply's clicks on captions
+        one) are shown in the prompt and count as already run. A reply's clicks on captions
         that focused nothing before go to their fields first, so the program judged (and
         run) is the one the harness will run. False when the model cannot be asked (the
         episode's error says why). A program still repeated after the re-asks is not run:
@@ -203,7 +200,7 @@ class Agent:
         """
         page = executor.page_key
         failed_here = [PastStep(program, result) for program, result in memory.tried.get(page, ())]
-        user = task_message(episode.method, episode.utterance, step.observation, shown, history, failed_here, review)
+        user = task_message(episode.method, episode.utterance, step.observation, shown, history, failed_here)
         temperature = self.settings.temperature
         for attempt in range(1 + self.settings.repeat_asks):
             step.prompt = build_messages(episode.method, user, demonstrate=not shown)

@@ -115,12 +115,10 @@ def task_message(
     examples: Sequence[PromptExample] = (),
     history: Sequence[PastStep] = (),
     failed_here: Sequence[PastStep] = (),
-    review: str = "",
 ) -> str:
     """The per-call user message: examples, the task, the current page, earlier steps.
 
-    ``failed_here`` are programs that already ran on this very page without success;
-    ``review`` is what the review of a failed trial said went wrong at this step.
+    ``failed_here`` are programs that already ran on this very page without success.
     """
     parts = [_render_example(example, method) for example in examples]
     parts.append(f"Task: {instruction}")
@@ -132,8 +130,6 @@ def task_message(
     for past in failed_here:
         parts.append(f"An earlier attempt ran this program on this same page:\n```python\n{past.program}\n```\n"
                      f"Result: {past.result}\nIt did not work: do something different.")
-    if review:
-        parts.append(f"A review of an earlier attempt said what went wrong at this step: {review}")
     ask = "Write the program for the next step." if history else "Write the program."
     parts.append(ask)
     return "\n\n".join(parts)
