@@ -51,9 +51,7 @@ class Settings:
     temperature: float = 0.0
     max_tokens: int = 400
     #: Re-asks when the model proposes a program already run on the same page, and their temperature.
-    #: Each escapes a repeat about half the time with the 1.5B; with two, 15 of its 88 later
-    #: trials on paper48 ended on a step it never got past.
-    repeat_asks: int = 4
+    repeat_asks: int = 2
     repeat_temperature: float = 0.7
     limits: Limits = field(default_factory=Limits)
     screenshot_dir: Path | None = None
