@@ -202,6 +202,38 @@ def test_a_review_that_repeats_the_step_it_names_leads_to_a_fresh_ask_there(tmp_
     assert trial2[1].program.endswith("enter_text(target)\nclick('button', 'Submit')")
 
 
+def test_a_review_whose_fix_makes_only_the_calls_the_step_made_leads_to_a_fresh_ask(tmp_path: Path) -> None:
+    """The step's first click ended the task, so the rest never ran: a fix that is that one
+    click is the failed step again, whatever its text."""
+    seed, target, wrong = _seed_with_two_buttons()
+    both = f"```python\nclick('button', {wrong!r})\nclick('button', {target!r})\n```"
+    review = f"Step: 1\nWhy: it clicked two buttons.\n```python\nclick('button', {wrong!r})  # just one\n```"
+    right = f"```python\n{TARGET}click('button', target)\n```"
+    with session(tmp_path, {"click-button": [both, review, right]}, max_steps=2, trials=2) as s:
+        episode = s.run("click-button", seed, "webwise", "none")
+    assert episode.success and episode.trials[0].ending == "failed"
+    assert episode.trials[0].reflection["repeated"]
+    retry = [step for step in episode.trace if step.trial == 1]
+    assert [step.source for step in retry] == ["model"]
+    assert [a["target_text"] for step in episode.trace for a in step.actions] == [wrong, target]
+
+
+def test_a_program_that_makes_only_the_calls_of_one_that_failed_here_is_not_run(tmp_path: Path) -> None:
+    """Step 1 raised at its second call on a page it left as it was; step 2's program differs
+    in text but makes exactly those calls, so it would raise there again."""
+    missing = "```python\nlabel = 'Nope'\nscroll('Submit')\nclick('button', label)\n```"
+    spelled_out = "```python\nscroll('Submit')\nclick('button', 'Nope')\n```"
+    solve = f"```python\n{TARGET}click('input_text', '')\nenter_text(target)\nclick('button', 'Submit')\n```"
+    with session(tmp_path, {"enter-text": [missing, spelled_out, solve]}, max_steps=3) as s:
+        episode = s.run("enter-text", 4, "webwise", "none")
+    assert episode.success and episode.llm_calls == 3
+    assert [step.status for step in episode.trace] == ["exception", "solved"]
+    second = episode.trace[1]
+    assert second.repeats == 1
+    assert "This program only makes the calls a program already made on this page" in second.prompt[1]["content"]
+    assert [a["args"] for a in second.actions][0] == ["input_text", ""]
+
+
 def test_the_step_a_review_names_is_not_run_again_even_when_it_made_progress(tmp_path: Path) -> None:
     named = "Step: 1\nWhy: it should have typed first."
     click_field = "```python\nclick('input_text', '')  # focus the field\n```"

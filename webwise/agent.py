@@ -147,7 +147,9 @@ class Agent:
                 step.note = note
             fixed, redirected = _redirect(planned[index] if index < len(planned) else None, executor)
             is_fix = index == len(planned) - 1  # replays restore the page; only the fix may be refused
-            if fixed is not None and not (is_fix and memory.tried_here(executor.page_key, fixed)):
+            refused = fixed is not None and is_fix and (memory.tried_here(executor.page_key, fixed)
+                                                        or memory.made_here(executor.page_key, fixed))
+            if fixed is not None and not refused:
                 step.program, step.note = fixed, _joined(step.note, redirected)
                 step.source = "correction" if is_fix else "replay"
             elif not self._ask_fresh(episode, step, shown, history, executor, ran, memory):
@@ -165,8 +167,8 @@ class Agent:
             step.status = classify(step, executor.outcome, before, after, seen)
             step.feedback = feedback(step, executor.outcome, dom.describe_change(step.observation, observation))
             seen.append(executor.page_key)
-            if step.status not in ("progress", "solved") and step.program is not None:
-                memory.remember_program(before[0], step.program, step.feedback)
+            if step.status not in ("progress", "solved"):
+                memory.remember_program(before[0], step)
             if step.status in ENDING_STATUSES:
                 trial.ending = step.status
                 break
@@ -207,12 +209,15 @@ class Agent:
             if not self._ask(episode, step, temperature):
                 return False
             step.program, redirected = _redirect(step.program, executor)
-            if step.program is None or not ((page, normal(step.program)) in ran
-                                            or memory.tried_here(page, step.program)):
+            again = step.program is not None and ((page, normal(step.program)) in ran
+                                                  or memory.tried_here(page, step.program))
+            if step.program is None or not (again or memory.made_here(page, step.program)):
                 step.note = _joined(step.note, redirected)
                 return True
             step.repeats += 1
-            user += ("\n\nYou already ran exactly this program on this page and it did not complete the task:"
+            said = ("You already ran exactly this program on this page" if again
+                    else "This program only makes the calls a program already made on this page")
+            user += (f"\n\n{said} and it did not complete the task:"
                      f"\n```python\n{step.program}\n```\nWrite a different program.")
             temperature = self.settings.repeat_temperature
         step.error = "the model repeated a program that already ran on this page; it was not run again"
@@ -284,8 +289,7 @@ class Agent:
             return None
         wrong = steps[correction.step - 1]
         memory.remember(correction.at, wrong)
-        if wrong.program is not None:
-            memory.remember_program(pages[correction.step - 1], wrong.program, wrong.feedback)
+        memory.remember_program(pages[correction.step - 1], wrong)
         return correction
 
     def _execute(self, step: Step, executor: Executor, utterance: str) -> list[dom.Element]:

@@ -11,7 +11,9 @@ Click targets of wrong steps are remembered per step and flagged ``failed_before
 step's page, so the model does not pick them again; a correction at step N forgets what
 was learned about later steps, whose pages will differ. The wrong step's program counts as
 failed on its page, and a review that answers with that same program is taken as naming the
-step only: the next trial asks afresh there. Clicks that hit a field's caption and focused
+step only: the next trial asks afresh there. A program counts as one that failed on a page
+when its text is, or when it is nothing but the calls the failed one made there: the same
+calls on the same page end the same way. Clicks that hit a field's caption and focused
 nothing are remembered for the whole episode: later programs click the field instead.
 """
 
@@ -70,8 +72,10 @@ class Correction:
         return len(self.programs) - 1
 
     def repeats(self, steps: Sequence[Step]) -> bool:
-        """Whether the fix is the program the named step already ran, comments and layout aside."""
-        return self.fix is not None and normal(self.fix) == normal(steps[self.step - 1].program)
+        """Whether the fix is the program the named step already ran (comments and layout
+        aside) or the calls that program made."""
+        named = steps[self.step - 1]
+        return self.fix is not None and normal(self.fix) in (normal(named.program), calls_made(named))
 
     def without_fix(self) -> Correction:
         """The same step and replay, with the model asked afresh at the step instead of a fix."""
@@ -127,6 +131,22 @@ def moved_on(step: Step) -> bool:
     return step.status == "progress" or (step.status == "exception" and step.changed)
 
 
+def calls_made(step: Step) -> str | None:
+    """The step's calls as one straight-line program (normalised), when they alone decided
+    how it ended; None when they did not, or it made none.
+
+    Another program that makes the same calls on the same page ends the same way: the
+    1.5B's reviews answered a 27-click program that ended the task at its first click with
+    that one click, and spent the next trial on it (3 trials in each paper48 run). A step
+    that progressed, or raised in Python after its calls, is not decided by its calls alone.
+    """
+    decided = step.status in ("failed", "no change", "cycle") or (
+        step.status == "exception" and bool(step.actions) and step.actions[-1]["error"] is not None)
+    if not decided or not step.actions:
+        return None
+    return normal("\n".join(f"{a['name']}({', '.join(map(repr, a['args']))})" for a in step.actions))
+
+
 @dataclass
 class FailureMemory:
     """What an episode learned from failure, kept across its trials.
@@ -136,23 +156,35 @@ class FailureMemory:
     that did not work there (they raised, changed nothing, went in circles or failed the
     task), recorded as soon as they ran: at temperature 0 a small model sends them again on
     the same page, so every later prompt on that page, in this trial or the next, shows
-    them and the agent refuses to run them twice. ``caption_misses`` holds the
+    them and the agent refuses to run them twice. ``calls`` holds, per page state, the
+    calls those programs made (:func:`calls_made`): a program that makes nothing but those
+    is refused too. ``caption_misses`` holds the
     ``(tag, text)`` of clicks that hit a field's caption and focused nothing; every trial's
     executor adds to it, and later programs' clicks on those captions go to the fields.
     """
 
     failed: dict[int, set[str]] = field(default_factory=dict)
     tried: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    calls: dict[str, set[str]] = field(default_factory=dict)
     caption_misses: set[tuple[str, str]] = field(default_factory=set)
 
-    def remember_program(self, page: str, program: str, result: str) -> None:
-        """Remember that ``program`` did not work on ``page``, with what it did there."""
-        if not self.tried_here(page, program):
-            self.tried.setdefault(page, []).append((program, result))
+    def remember_program(self, page: str, step: Step) -> None:
+        """Remember that the step's program did not work on ``page``, with what it did there."""
+        if step.program is None:
+            return
+        if not self.tried_here(page, step.program):
+            self.tried.setdefault(page, []).append((step.program, step.feedback))
+        made = calls_made(step)
+        if made is not None:
+            self.calls.setdefault(page, set()).add(made)
 
     def tried_here(self, page: str, program: str) -> bool:
         """Whether ``program`` (comments and layout aside) already failed on ``page`` in this episode."""
         return any(normal(earlier) == normal(program) for earlier, _ in self.tried.get(page, ()))
+
+    def made_here(self, page: str, program: str) -> bool:
+        """Whether ``program`` is nothing but the calls a program that failed on ``page`` made."""
+        return normal(program) in self.calls.get(page, ())
 
     def remember(self, index: int, step: Step) -> None:
         """Remember the clicks of the wrong step at ``index`` and forget every later step."""
