@@ -12,7 +12,7 @@ from chat_server import ChatServer, reply
 from webwise import Session, Settings
 from webwise.environment import MiniWoBEnv
 from webwise.episode import Step
-from webwise.reflection import parse_reflection
+from webwise.reflection import FailureMemory, parse_reflection
 
 TARGET = "import re\ntarget = re.search(r'\"(.*)\"', task).group(1)\n"
 STEP1 = "```python\nclick('input_text', '')\n```"
@@ -103,6 +103,32 @@ def test_failed_click_targets_are_marked_in_the_next_trial(tmp_path: Path) -> No
     page = retry.prompt[1]["content"].split("Page:")[1]
     assert re.search(rf'button "{re.escape(wrong)}".* failed_before', page)
     assert not re.search(rf'button "{re.escape(target)}".* failed_before', page)
+
+
+def test_targets_the_task_names_are_not_flagged_as_failed(tmp_path: Path) -> None:
+    """The step failed for the extra box it ticked, not for the box and the Submit the task names."""
+    with MiniWoBEnv() as env:
+        task = env.reset("click-checkboxes", 0)
+        boxes = [e["text"] for e in env.observe()[0] if e["tag"] == "t"]
+    named, extra = [b for b in boxes if b in task], [b for b in boxes if b not in task][:1]
+    assert named and extra
+    ticks = "".join(f"click('label', {b!r})\n" for b in named)
+    wrong = f"```python\n{ticks}click('label', {extra[0]!r})\nclick('button', 'Submit')\n```"
+    right = f"```python\n{ticks}click('button', 'Submit')\n```"
+    with session(tmp_path, {"click-checkboxes": [wrong, "I am not sure.", right]}, max_steps=2, trials=2) as s:
+        episode = s.run("click-checkboxes", 0, "webwise", "none")
+    assert episode.success and episode.trials[0].ending == "failed"
+    retry = next(step for step in episode.trace if step.trial == 1)
+    assert [e["text"] for e in retry.observation if e.get("failed_before")] == extra
+
+
+@pytest.mark.parametrize("target, flagged", [("Submit", False), ("submit", False), ("a", False),
+                                              ("Sub", True), ("b", True)])
+def test_a_target_counts_as_named_by_the_task_only_as_a_whole_word(target: str, flagged: bool) -> None:
+    step = Step(index=0, prompt=[], actions=[{"name": "click", "args": ["button", target], "target_text": target}])
+    memory = FailureMemory()
+    memory.remember(0, step, "Select a and press Submit.")
+    assert (target in memory.failed[0]) == flagged
 
 
 def test_a_repeated_program_is_not_run_twice(tmp_path: Path) -> None:

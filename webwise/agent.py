@@ -285,10 +285,10 @@ class Agent:
                             "why": correction.why if correction else None, "repeated": repeated}
         if correction is None:
             if steps:
-                memory.remember(len(steps) - 1, steps[-1])
+                memory.remember(len(steps) - 1, steps[-1], episode.utterance)
             return None
         wrong = steps[correction.step - 1]
-        memory.remember(correction.at, wrong)
+        memory.remember(correction.at, wrong, episode.utterance)
         memory.remember_program(pages[correction.step - 1], wrong)
         return correction
 

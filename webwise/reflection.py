@@ -7,8 +7,8 @@ moving it), without asking the model, runs the correction next (or asks afresh t
 the review wrote no program), and plans freely after it; replayed steps do not count
 against the trial's step budget.
 
-Click targets of wrong steps are remembered per step and flagged ``failed_before`` in that
-step's page, so the model does not pick them again; a correction at step N forgets what
+Click targets of wrong steps (but the ones the task names) are remembered per step and
+flagged ``failed_before`` in that step's page, so the model does not pick them again; a correction at step N forgets what
 was learned about later steps, whose pages will differ. The wrong step's program counts as
 failed on its page, and a review that answers with that same program is taken as naming the
 step only: the next trial asks afresh there. A program counts as one that failed on a page
@@ -186,9 +186,16 @@ class FailureMemory:
         """Whether ``program`` is nothing but the calls a program that failed on ``page`` made."""
         return normal(program) in self.calls.get(page, ())
 
-    def remember(self, index: int, step: Step) -> None:
-        """Remember the clicks of the wrong step at ``index`` and forget every later step."""
-        targets = {a["target_text"] for a in step.actions if a["name"] == "click" and a.get("target_text")}
+    def remember(self, index: int, step: Step, instruction: str) -> None:
+        """Remember the clicks of the wrong step at ``index`` and forget every later step.
+
+        Targets the instruction names are left out: the task asks for them, so they are not
+        what made the step wrong, and flagging them steers the model away from the answer
+        (67 of the 141 flags in a paper48 run were on such targets: the Submit the task says
+        to press, every checkbox of click-checkboxes-large).
+        """
+        targets = {a["target_text"] for a in step.actions
+                   if a["name"] == "click" and a.get("target_text") and not _names(instruction, a["target_text"])}
         self.failed.setdefault(index, set()).update(targets)
         for later in [i for i in self.failed if i > index]:
             del self.failed[later]
@@ -200,3 +207,7 @@ class FailureMemory:
             return observation
         return [{**e, "failed_before": True} if e["text"] in failed else e for e in observation]
 
+
+def _names(instruction: str, text: str) -> bool:
+    """Whether ``instruction`` contains ``text`` as a whole word or phrase, case aside."""
+    return regex.search(rf"(?<!\w){regex.escape(text)}(?!\w)", instruction, regex.IGNORECASE) is not None
