@@ -157,16 +157,12 @@ class Executor:
     focus: dom.Element | None = None
     elements: list[dom.Element] = field(default_factory=list)
     caption_misses: set[tuple[str, str]] = field(default_factory=set)
-    #: The texts and ids of elements seen since the episode began, lowercased: a click on one
-    #: that is gone names it as gone, not as never there.
-    seen: set[str] = field(default_factory=set)
 
     def start(self) -> list[dom.Element]:
         """Begin an episode: forget flags, remember initial values, observe."""
         self.clicked.clear()
         self.typed.clear()
         self.records.clear()
-        self.seen.clear()
         elements, self.outcome, _ = self.env.observe()
         self.initial_values = {e["ref"]: e["value"] for e in elements}
         return self._summarise(elements)
@@ -202,7 +198,6 @@ class Executor:
         self.observation = self.view(elements, self.clicked, modified)
         self.page_key = dom.page_key(elements)
         self.focus = next((e for e in elements if e["focused"]), None)
-        self.seen.update(name.lower() for e in elements for name in (e["text"], e["id"]) if name)
         return self.observation
 
     # -- program API v1 ------------------------------------------------------------
@@ -275,7 +270,9 @@ class Executor:
         try:
             target = find_target(elements, tag, text)
         except NoMatch as exc:
-            raise ActionError(self._missing(elements, tag, text, str(exc))) from None
+            hidden = self._hidden_hint(elements, text)
+            raise ActionError(f"no {tag!r} element with text {text!r} in view; {hidden}" if hidden
+                              else str(exc)) from None
         parent = target["parent"] if target["ref"] < 0 else None
         x, y = target["left"] + target["width"] / 2, target["top"] + target["height"] / 2
         flipped = [record.flipped for record in self.records[:-1] if record.flipped]
@@ -291,23 +288,6 @@ class Executor:
             record.flipped = box
             self.clicked.add(target["ref"] if target["ref"] > 0 else parent)
         return f"{target['tag']} {target['deep_text'][:40]!r}".strip()
-
-    def _missing(self, elements: list[dom.Element], tag: str, text: str, message: str) -> str:
-        """Why nothing matches: a closed panel holds it, the page moved on since it was there,
-        or it never was (``message``, which names the closest candidates).
-
-        Small models restart each program from the task's first action: after a step opened
-        an email, the 1.5B's next program began by clicking the sender in the inbox that was
-        gone (14 of the 25 programs that restarted so on paper48 raised right there).
-        """
-        hidden = self._hidden_hint(elements, text)
-        if hidden:
-            return f"no {tag!r} element with text {text!r} in view; {hidden}"
-        wanted = dom.collapse(text).lower()
-        if wanted in self.seen and not any(wanted in (e["text"].lower(), e["id"].lower()) for e in elements):
-            return (f"no {tag!r} element with text {text!r} now: it was on the page before the actions"
-                    f" that ran so far changed it (go on from the page as it is now); {message.split('; ', 1)[-1]}")
-        return message
 
     def _hidden_hint(self, elements: list[dom.Element], text: str) -> str | None:
         """Where a text the page holds out of view is, and the click that shows it.
