@@ -8,8 +8,8 @@ the review wrote no program), and plans freely after it; replayed steps do not c
 against the trial's step budget.
 
 Click targets of wrong steps (but the ones the task names) are remembered per step and
-flagged ``failed_before`` in that step's page, so the model does not pick them again; a correction at step N forgets what
-was learned about later steps, whose pages will differ. The wrong step's program counts as
+flagged ``failed_before`` in that step's page, so the model does not pick them again; a
+correction at step N forgets what was learned about later steps, whose pages will differ. The wrong step's program counts as
 failed on its page, and a review that answers with that same program is taken as naming the
 step only: the next trial asks afresh there. A program counts as one that failed on a page
 when its text is, or when it is nothing but the calls the failed one made there: the same
