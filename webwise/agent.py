@@ -22,7 +22,7 @@ from sandbox import ActionReply, Limits, RunResult, Sandbox
 from webwise import dom, examples, store
 from webwise.actions import ActionError, Executor
 from webwise.environment import BrowserDied, MiniWoBEnv, Outcome
-from webwise.episode import Episode, Step, Trial
+from webwise.episode import Episode, Step, Trial, call_text
 from webwise.errors import ConfigError, ContextOverflow, LLMError
 from webwise.extraction import ExtractionError, extract_program, normal, rewrite_clicks
 from webwise.llm.base import ChatModel, ChatReply, ChatRequest, Message
@@ -147,9 +147,7 @@ class Agent:
                 step.note = note
             fixed, redirected = _redirect(planned[index] if index < len(planned) else None, executor)
             is_fix = index == len(planned) - 1  # replays restore the page; only the fix may be refused
-            refused = fixed is not None and is_fix and (memory.tried_here(executor.page_key, fixed)
-                                                        or memory.made_here(executor.page_key, fixed))
-            if fixed is not None and not refused:
+            if fixed is not None and not (is_fix and memory.failed_here(executor.page_key, fixed)):
                 step.program, step.note = fixed, _joined(step.note, redirected)
                 step.source = "correction" if is_fix else "replay"
             elif not self._ask_fresh(episode, step, shown, history, executor, ran, memory):
@@ -421,7 +419,7 @@ def classify(step: Step, outcome: Outcome, before: tuple[str, int | None], after
 def _call(action: dict[str, Any]) -> str:
     """The action as the program wrote it, with what the executor did instead, if anything."""
     note = f" ({action['note']})" if action.get("note") else ""
-    return f"{action['name']}({', '.join(repr(x) for x in action['args'])}){note}"
+    return call_text(action) + note
 
 
 def feedback(step: Step, outcome: Outcome, change: str = "") -> str:

@@ -43,6 +43,11 @@ class Step:
     changed: bool = False
 
 
+def call_text(action: dict[str, Any]) -> str:
+    """A recorded action (an entry of ``Step.actions``) as the call a program writes."""
+    return f"{action['name']}({', '.join(map(repr, action['args']))})"
+
+
 @dataclass
 class Trial:
     """One attempt of the episode from a fresh reset of the same seed."""

@@ -9,12 +9,13 @@ against the trial's step budget.
 
 Click targets of wrong steps (but the ones the task names) are remembered per step and
 flagged ``failed_before`` in that step's page, so the model does not pick them again; a
-correction at step N forgets what was learned about later steps, whose pages will differ. The wrong step's program counts as
-failed on its page, and a review that answers with that same program is taken as naming the
-step only: the next trial asks afresh there. A program counts as one that failed on a page
-when its text is, or when it is nothing but the calls the failed one made there: the same
-calls on the same page end the same way. Clicks that hit a field's caption and focused
-nothing are remembered for the whole episode: later programs click the field instead.
+correction at step N forgets what was learned about later steps, whose pages will differ.
+The wrong step's program counts as failed on its page, and a review that answers with that
+same program is taken as naming the step only: the next trial asks afresh there. A program
+counts as one that failed on a page when its text is, or when it is nothing but the calls
+the failed one made there: the same calls on the same page end the same way. Clicks that
+hit a field's caption and focused nothing are remembered for the whole episode: later
+programs click the field instead.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Sequence
 import regex
 
 from webwise.dom import Element, render
-from webwise.episode import Step
+from webwise.episode import Step, call_text
 from webwise.extraction import ExtractionError, extract_program, normal
 from webwise.llm.base import Message
 from webwise.prompts import system_message
@@ -140,11 +141,11 @@ def calls_made(step: Step) -> str | None:
     that one click, and spent the next trial on it (3 trials in each paper48 run). A step
     that progressed, or raised in Python after its calls, is not decided by its calls alone.
     """
-    decided = step.status in ("failed", "no change", "cycle") or (
-        step.status == "exception" and bool(step.actions) and step.actions[-1]["error"] is not None)
-    if not decided or not step.actions:
+    if not step.actions:
         return None
-    return normal("\n".join(f"{a['name']}({', '.join(map(repr, a['args']))})" for a in step.actions))
+    decided = step.status in ("failed", "no change", "cycle") or (
+        step.status == "exception" and step.actions[-1]["error"] is not None)
+    return normal("\n".join(map(call_text, step.actions))) if decided else None
 
 
 @dataclass
@@ -181,6 +182,10 @@ class FailureMemory:
     def tried_here(self, page: str, program: str) -> bool:
         """Whether ``program`` (comments and layout aside) already failed on ``page`` in this episode."""
         return any(normal(earlier) == normal(program) for earlier, _ in self.tried.get(page, ()))
+
+    def failed_here(self, page: str, program: str) -> bool:
+        """Whether ``program``, or nothing but the calls of one, already failed on ``page``."""
+        return self.tried_here(page, program) or self.made_here(page, program)
 
     def made_here(self, page: str, program: str) -> bool:
         """Whether ``program`` is nothing but the calls a program that failed on ``page`` made."""
