@@ -12,7 +12,7 @@ from chat_server import ChatServer, reply
 from webwise import Session, Settings
 from webwise.environment import MiniWoBEnv
 from webwise.episode import Step
-from webwise.reflection import FailureMemory, coverage, parse_reflection
+from webwise.reflection import FailureMemory, parse_reflection
 
 TARGET = "import re\ntarget = re.search(r'\"(.*)\"', task).group(1)\n"
 STEP1 = "```python\nclick('input_text', '')\n```"
@@ -441,49 +441,3 @@ def test_a_step_that_raised_after_moving_the_page_on_is_replayed_before_the_fix(
     assert episode.success and episode.llm_calls == 3
     retry = [step for step in episode.trace if step.trial == 1]
     assert [(step.source, step.status) for step in retry] == [("replay", "exception"), ("correction", "solved")]
-
-
-def test_a_failed_step_says_which_named_texts_it_left_out_and_which_it_added(tmp_path: Path) -> None:
-    """The page's verdict does not say what was wrong; the feedback the review reads does."""
-    with MiniWoBEnv() as env:
-        task = env.reset("click-checkboxes-large", 0)
-        boxes = [e["text"] for e in env.observe()[0] if e["tag"] == "t"]
-    named, extra = [b for b in boxes if b in task], [b for b in boxes if b not in task][:1]
-    assert len(named) > 1 and extra
-    ticks = "".join(f"click('label', {b!r})\n" for b in named[1:] + extra)
-    program = f"```python\n{ticks}click('button', 'Submit')\n```"
-    with session(tmp_path, {"click-checkboxes-large": [program, "Step: 1"]}, max_steps=1, trials=2) as s:
-        episode = s.run("click-checkboxes-large", 0, "webwise", "none")
-    step = episode.trace[0]
-    assert step.status == "failed"
-    assert step.feedback.endswith(f'the page ended the task as failed; the task names "{named[0]}", which no action '
-                                  f'clicked or typed; the actions clicked "{extra[0]}", which the task does not name')
-    assert step.feedback in episode.trials[0].reflection["prompt"][1]["content"]
-
-
-def _clicked(*texts: str) -> Step:
-    """A step that clicked ``texts`` on a page of words ab, cd, ef and a Submit button."""
-    page = [{"tag": "t", "text": t} for t in ("ab", "cd", "ef")] + [{"tag": "button", "text": "Submit"}]
-    return Step(index=0, prompt=[], observation=page,
-                actions=[{"name": "click", "args": ["label", t], "target_text": t, "error": None} for t in texts])
-
-
-@pytest.mark.parametrize("instruction, step, said", [
-    ("Select ab, cd and click Submit.", _clicked("ab", "cd"),
-     'the task names "Submit", which no action clicked or typed'),
-    ("Select ab, cd and click Submit.", _clicked("cd", "ef"),
-     'the task names "ab", "Submit", which no action clicked or typed; '
-     'the actions clicked "ef", which the task does not name'),
-    # Submit is of no kind the task names (it names only words), so clicking it is not an extra.
-    ("Select ab.", _clicked("ab", "Submit"), ""),
-    # A typed value counts as using the text it contains.
-    ("Forward the email to Hedy.", Step(index=0, prompt=[], observation=[{"tag": "span", "text": "Hedy"}],
-                                        actions=[{"name": "enter_text", "args": ["Hedy"], "error": None}]), ""),
-    # A click that raised did nothing.
-    ("Select ab.", Step(index=0, prompt=[], observation=[{"tag": "t", "text": "ab"}],
-                        actions=[{"name": "click", "args": ["t", "ab"], "target_text": "ab", "error": "boom"}]),
-     'the task names "ab", which no action clicked or typed'),
-    ("Click the button.", _clicked("ab"), ""),
-])
-def test_coverage_compares_the_actions_with_the_texts_the_task_names(instruction: str, step: Step, said: str) -> None:
-    assert coverage(instruction, [step]) == said

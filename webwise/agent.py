@@ -26,7 +26,7 @@ from webwise.episode import Episode, Step, Trial, call_text
 from webwise.errors import ConfigError, ContextOverflow, LLMError
 from webwise.extraction import ExtractionError, extract_program, normal, rewrite_clicks
 from webwise.llm.base import ChatModel, ChatReply, ChatRequest, Message
-from webwise.reflection import Correction, FailureMemory, coverage, parse_reflection, reflection_messages
+from webwise.reflection import Correction, FailureMemory, parse_reflection, reflection_messages
 from webwise.prompts import METHODS, PastStep, PromptExample, build_messages, task_message
 
 EXAMPLE_MODES: tuple[str, ...] = ("manual", "auto", "none")
@@ -163,8 +163,7 @@ class Agent:
             after = (executor.page_key, executor.focus_ref)
             step.changed = after != before
             step.status = classify(step, executor.outcome, before, after, seen)
-            left = coverage(episode.utterance, steps) if step.status == "failed" else ""
-            step.feedback = feedback(step, executor.outcome, dom.describe_change(step.observation, observation), left)
+            step.feedback = feedback(step, executor.outcome, dom.describe_change(step.observation, observation))
             seen.append(executor.page_key)
             if step.status not in ("progress", "solved"):
                 memory.remember_program(before[0], step)
@@ -423,13 +422,11 @@ def _call(action: dict[str, Any]) -> str:
     return call_text(action) + note
 
 
-def feedback(step: Step, outcome: Outcome, change: str = "", left: str = "") -> str:
+def feedback(step: Step, outcome: Outcome, change: str = "") -> str:
     """One line for the next prompt (and the reflection) saying what the step's program did.
 
     ``change`` (from :func:`dom.describe_change`) says which texts the program made appear
     or disappear; it goes with the steps that left the page changed and the task open.
-    ``left`` (from :func:`reflection.coverage`) says what the attempt left out of the task
-    or added to it; it goes with a step the page judged wrong.
     """
     done = [a for a in step.actions if not a["error"]]
     acted = "; ".join(map(_call, done[:6])) or "no action"
@@ -439,7 +436,7 @@ def feedback(step: Step, outcome: Outcome, change: str = "", left: str = "") -> 
     midway = f"; by then the page had changed{changed}" if change else ""
     return {
         "solved": f"ran {acted}; the task is complete",
-        "failed": f"ran {acted}; the page ended the task as failed{reason}" + (f"; {left}" if left else ""),
+        "failed": f"ran {acted}; the page ended the task as failed{reason}",
         "exception": (f"ran {acted}, then error: {step.error}; nothing after that ran{midway}" if done
                       else f"error: {step.error}"),
         "no change": f"ran {acted}; nothing on the page changed; the task is not complete",

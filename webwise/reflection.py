@@ -213,41 +213,6 @@ class FailureMemory:
         return [{**e, "failed_before": True} if e["text"] in failed else e for e in observation]
 
 
-def coverage(instruction: str, steps: Sequence[Step]) -> str:
-    """What the attempt's actions left out of the task, and what they added: the page texts
-    the task names that no action clicked or typed, and the clicked texts of the kind the
-    task names (the same tag on the page) that it does not name.
-
-    For the feedback of a step the page judged wrong. The page's verdict alone does not say
-    which part was wrong, and the 1.5B's reviews then guess: on paper48 they answered a
-    click-checkboxes-large attempt that left out one named box, and one that ticked two
-    boxes the task did not name, with "it did not click Submit" and the same program, and
-    both episodes failed every trial. Only texts of a named kind count as added: a Submit
-    the task does not mention is no error, and neither is a word of click-checkboxes-soft,
-    where the boxes are synonyms of the words named. Empty when the task names no text of
-    the pages.
-    """
-    elements = [e for step in steps for e in step.observation if e["text"]]
-    named = [e for e in elements if _names(instruction, e["text"])]
-    if not named:
-        return ""
-    kinds = {e["tag"] for e in named}
-    done = [a for step in steps for a in step.actions if a["error"] is None]
-    clicked = [a["target_text"] for a in done if a["name"] == "click" and a.get("target_text")]
-    used = clicked + [str(arg) for a in done if a["name"] == "enter_text" for arg in a["args"]]
-    texts = sorted({e["text"] for e in named}, key=lambda text: instruction.lower().index(text.lower()))
-    missed = [text for text in texts if not any(_names(u, text) for u in used)]
-    extra = [text for text in dict.fromkeys(clicked) if not _names(instruction, text)
-             and any(e["text"] == text and e["tag"] in kinds for e in elements)]
-    parts = ([f"the task names {_quoted(missed)}, which no action clicked or typed"] if missed else []) + (
-        [f"the actions clicked {_quoted(extra)}, which the task does not name"] if extra else [])
-    return "; ".join(parts)
-
-
-def _quoted(texts: list[str]) -> str:
-    return ", ".join(f'"{text}"' for text in texts)
-
-
 def _names(instruction: str, text: str) -> bool:
     """Whether ``instruction`` contains ``text`` as a whole word or phrase, case aside."""
     return regex.search(rf"(?<!\w){regex.escape(text)}(?!\w)", instruction, regex.IGNORECASE) is not None
