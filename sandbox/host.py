@@ -301,6 +301,8 @@ class Sandbox:
             return failed(f"TimeoutError: program exceeded {limits.wall_seconds:g} s wall time")
         if exit_.get("code") == protocol.CHANNEL_BROKEN:
             return failed("the program's channel to the host broke")
+        if exit_.get("code") == protocol.RESULT_UNSENT:
+            return failed("the program ended but could not send its result to the host")
         sig = exit_.get("signal")
         cpu = exit_.get("cpu")
         if sig == signal.SIGXCPU or (type(cpu) is float and cpu >= limits.cpu_seconds):

@@ -17,6 +17,7 @@ from typing import Any
 _HEADER = struct.Struct(">I")
 MAX_DEPTH = 32
 CHANNEL_BROKEN = 71  # exit status of a child whose action round trip failed (sandbox.worker)
+RESULT_UNSENT = 72  # exit status of a child that could not send its result (sandbox.worker)
 
 
 class ProtocolError(Exception):

@@ -26,6 +26,11 @@ _OUR_FRAMES = 20  # stack depth below the program, added to its recursion limit
 # Stack an action's round trip needs: a reply's nesting, plus our own calls (10 are enough on
 # CPython 3.11 for the deepest reply the host sends; 16 leave room).
 _ROUND_TRIP_FRAMES = protocol.MAX_DEPTH + 16
+# Memory held back from the program and given back when it ends: describing and sending how
+# it ended needs some, and a program that filled memory with small objects left none (the
+# child then died before reporting). Dropping the program's objects instead would run its
+# generators' ``finally`` blocks after the end.
+_RESERVE_BYTES = 1 << 20
 
 
 class _Program:
@@ -36,15 +41,18 @@ class _Program:
         self.limits = limits
         self.printer = guards.Printer(limits.output_chars)
         self.globals = guards.namespace(self.printer)
+        self.reserve: bytearray | None = bytearray(_RESERVE_BYTES)
 
     def finish(self, ok: bool, error: str | None) -> NoReturn:
         """Report and leave at once: after ``stop`` nothing of the program may run, not even
         its ``finally`` blocks."""
+        self.reserve = None
         try:
             protocol.send(self.channel, {"op": "result", "ok": ok, "error": error,
                                          "output": self.printer()})
-        finally:
-            os._exit(0)
+        except BaseException:
+            os._exit(protocol.RESULT_UNSENT)
+        os._exit(0)
 
     def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """Forward one action to the host as plain data and apply its reply."""
@@ -100,6 +108,7 @@ class _Program:
         try:
             exec(compiled, self.globals)
         except BaseException as exc:  # the program's own failure, whatever it raised
+            self.reserve = None
             self.finish(False, describe(exc, self.limits))
         self.finish(True, None)
 

@@ -192,6 +192,36 @@ def test_resource_limits(box: Sandbox, code: str, error: str):
     assert run(box, "print('fine')").output == "fine\n"
 
 
+@pytest.mark.parametrize("code, error", [
+    ("keep = []\nwhile True:\n    keep.append([0])", "MemoryError: program exceeded 256 MiB of memory"),
+    ("keep = []\ntry:\n    while True:\n        keep.append([0])\nexcept MemoryError:\n    pass", None),
+])
+def test_a_program_that_fills_memory_with_small_objects_still_reports_how_it_ended(code: str, error: str | None):
+    """Such a program leaves no memory to describe its error or send its result with: the
+    child died with status 70 (or 0), and the error said only that it exited early."""
+    with Sandbox(Limits(wall_seconds=30, cpu_seconds=10, memory_mb=256)) as sandbox:  # filling takes CPU
+        result = sandbox.run(code, data={}, functions=[], handler=Recorder())
+        assert (result.ok, result.error) == (error is None, error)
+        assert sandbox.run("print('fine')", data={}, functions=[], handler=Recorder()).output == "fine\n"
+
+
+def test_a_result_the_child_cannot_send_is_reported_as_such():
+    """The host stops reading after its reply, so the program's result cannot be sent."""
+    send = protocol.send
+
+    def send_then_stop_reading(sock: socket.socket, message: dict[str, Any], *, limit: int | None = None) -> None:
+        send(sock, message, limit=limit)
+        if "op" not in message:
+            sock.shutdown(socket.SHUT_RD)
+
+    with Sandbox(Limits(wall_seconds=5)) as sandbox:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(protocol, "send", send_then_stop_reading)
+            result = sandbox.run("click('a', 'b')", data={}, functions=["click"], handler=Recorder())
+        assert (result.ok, result.error) == (False, "the program ended but could not send its result to the host")
+        assert result.seconds < 2.5
+
+
 def test_wall_clock_kill_and_recovery():
     def slow(name: str, args: list, kwargs: dict) -> ActionReply:
         import time
