@@ -37,3 +37,14 @@ def test_the_page_key_ignores_focus_and_hover_classes_and_class_order() -> None:
     opened = header("ui-accordion-header ui-accordion-header-active ui-state-active ui-state-focus")
     assert page_key([closed]) == page_key([closed_again]) == page_key([hovered])
     assert page_key([closed]) != page_key([opened])
+
+
+def test_marks_are_neither_content_nor_news() -> None:
+    """A text with no letter or digit (a blinking caret) neither keys the page nor reads as new."""
+    prompt = [{"tag": "span", "text": "user$", "value": "", "classes": ""}]
+    caret = {"tag": "span", "text": "\u2588", "value": "", "classes": ""}
+    assert page_key(prompt + [caret]) == page_key(prompt)
+    assert describe_change(prompt, prompt + [caret]) == ""
+    assert describe_change(page("-"), page("5")) == 'new text: "5"'
+    assert new_texts(page("Guess"), page("lower than", "5", ".", "Guess")) == ["lower than 5 ."]
+    assert page_key([{**caret, "text": "A"}]) != page_key([])

@@ -5,10 +5,11 @@ from __future__ import annotations
 import glob
 import subprocess
 import tempfile
+import time
 
 import pytest
 
-from webwise.dom import filtered_summary, render, whole_dom
+from webwise.dom import filtered_summary, page_key, render, whole_dom
 from webwise.environment import MiniWoBEnv
 
 
@@ -104,3 +105,14 @@ def test_dead_browser_is_replaced(env: MiniWoBEnv) -> None:
     with pytest.raises(BrowserDied):
         env.observe()
     assert env.reset("click-button", 0)  # a fresh browser comes up on the next reset
+
+
+def test_the_terminal_caret_blinking_leaves_the_page_as_it_was(env: MiniWoBEnv) -> None:
+    """The caret appears and disappears every 800 ms: no change, or a step that did nothing moved the page."""
+    env.reset("terminal", 0)
+    first = env.observe()[0]
+    deadline = time.monotonic() + 3
+    while len(later := env.observe()[0]) == len(first) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(later) != len(first), "the caret did not blink within 3 s"
+    assert page_key(later) == page_key(first)

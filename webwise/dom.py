@@ -141,14 +141,29 @@ def whole_dom(elements: Iterable[Element]) -> list[Element]:
 _POINTER_CLASS = re.compile(r"(?:^|[-_])(?:focus|focused|hover|hovered)$")
 
 
+#: A letter or a digit: text without one (a caret ``█``, a ``+``, a ``▾``) is a mark, not content.
+_WORDLIKE = re.compile(r"[^\W_]")
+
+
+def _is_mark(element: Element) -> bool:
+    """An element whose only text is a mark, which a page may show and hide on its own.
+
+    The terminal's caret blinks by appearing and disappearing every 800 ms: counted as
+    content, it made a program that did nothing a change, and the same page two pages.
+    """
+    text = element.get("text")
+    return bool(text) and not _WORDLIKE.search(text)
+
+
 def page_key(elements: Iterable[Element]) -> str:
-    """What the page shows, focus and flags aside: equal keys mean the page did not change.
+    """What the page shows, focus, flags and marks aside: equal keys mean the page did not change.
 
     Classes count as a set, without the ones that follow focus or pointer: an accordion
     section opened and closed again comes back as ``... ui-state-focus
     ui-accordion-header-collapsed`` in another order, and it is the page it was.
     """
-    return "\n".join(f"{e['tag']}|{e['text']}|{e['value']}|{_content_classes(e['classes'])}" for e in elements)
+    return "\n".join(f"{e['tag']}|{e['text']}|{e['value']}|{_content_classes(e['classes'])}"
+                     for e in elements if not _is_mark(e))
 
 
 def _content_classes(classes: str) -> str:
@@ -161,7 +176,8 @@ def new_texts(before: Iterable[Element], after: Iterable[Element]) -> list[str]:
     Texts are matched as a multiset (a second ``user$`` prompt in a terminal is new);
     consecutive new texts join into one phrase, so a message the page splits over several
     nodes (``The number is lower than`` ``5`` ``.``) reads as one. Elements without text
-    neither join nor split phrases.
+    neither join nor split phrases. A phrase of marks alone (a blinking caret) is no news;
+    a mark beside words (the ``.`` after them) is part of their phrase.
     """
     kept = Counter(e["text"] for e in before if e.get("text"))
     phrases: list[str] = []
@@ -179,7 +195,7 @@ def new_texts(before: Iterable[Element], after: Iterable[Element]) -> list[str]:
             run.append(text)
     if run:
         phrases.append(" ".join(run))
-    return phrases
+    return [phrase for phrase in phrases if _WORDLIKE.search(phrase)]
 
 
 def describe_change(before: Sequence[Element], after: Sequence[Element]) -> str:
