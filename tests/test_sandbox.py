@@ -206,17 +206,21 @@ def test_a_program_that_fills_memory_with_small_objects_still_reports_how_it_end
 
 
 def test_a_result_the_child_cannot_send_is_reported_as_such():
-    """The host stops reading after its reply, so the program's result cannot be sent."""
+    """The host stops reading as it replies, so the program's result cannot be sent.
+
+    It stops before the reply leaves: stopping after it raced the child, whose result could
+    be in the host's buffer before the shutdown.
+    """
     send = protocol.send
 
-    def send_then_stop_reading(sock: socket.socket, message: dict[str, Any], *, limit: int | None = None) -> None:
-        send(sock, message, limit=limit)
+    def stop_reading_then_send(sock: socket.socket, message: dict[str, Any], *, limit: int | None = None) -> None:
         if "op" not in message:
             sock.shutdown(socket.SHUT_RD)
+        send(sock, message, limit=limit)
 
     with Sandbox(Limits(wall_seconds=5)) as sandbox:
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(protocol, "send", send_then_stop_reading)
+            patch.setattr(protocol, "send", stop_reading_then_send)
             result = sandbox.run("click('a', 'b')", data={}, functions=["click"], handler=Recorder())
         assert (result.ok, result.error) == (False, "the program ended but could not send its result to the host")
         assert result.seconds < 2.5
