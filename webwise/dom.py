@@ -145,13 +145,12 @@ _POINTER_CLASS = re.compile(r"(?:^|[-_])(?:focus|focused|hover|hovered)$")
 _WORDLIKE = re.compile(r"[^\W_]")
 
 
-def _is_mark(element: Element) -> bool:
-    """An element whose only text is a mark, which a page may show and hide on its own.
+def _is_mark(text: str) -> bool:
+    """A text that is only a mark, which a page may show and hide on its own.
 
     The terminal's caret blinks by appearing and disappearing every 800 ms: counted as
     content, it made a program that did nothing a change, and the same page two pages.
     """
-    text = element.get("text")
     return bool(text) and not _WORDLIKE.search(text)
 
 
@@ -163,7 +162,7 @@ def page_key(elements: Iterable[Element]) -> str:
     ui-accordion-header-collapsed`` in another order, and it is the page it was.
     """
     return "\n".join(f"{e['tag']}|{e['text']}|{e['value']}|{_content_classes(e['classes'])}"
-                     for e in elements if not _is_mark(e))
+                     for e in elements if not _is_mark(e['text']))
 
 
 def _content_classes(classes: str) -> str:
@@ -195,7 +194,7 @@ def new_texts(before: Iterable[Element], after: Iterable[Element]) -> list[str]:
             run.append(text)
     if run:
         phrases.append(" ".join(run))
-    return [phrase for phrase in phrases if _WORDLIKE.search(phrase)]
+    return [phrase for phrase in phrases if not _is_mark(phrase)]
 
 
 def describe_change(before: Sequence[Element], after: Sequence[Element]) -> str:
