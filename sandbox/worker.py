@@ -154,6 +154,10 @@ def _child(request: dict[str, Any], fd: int) -> NoReturn:
         channel = socket.socket(fileno=CHANNEL_FD)
         limits = Limits(**request["limits"])
         confine.apply_rlimits(limits, CHANNEL_FD)
+        try:
+            confine.isolate_from_other_processes()
+        except confine.IsolationError as exc:  # no program runs unisolated: say why, once per run
+            _Program(channel, limits).finish(False, exc.strerror)
         if confine.seccomp_supported():
             confine.install_seccomp()
         _Program(channel, limits).run(request["code"], request["data"], request["functions"])

@@ -9,6 +9,7 @@ and a benign program in the same Sandbox still working afterwards.
 from __future__ import annotations
 
 import ast
+import json
 import os
 import subprocess
 import sys
@@ -16,10 +17,12 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
+import RestrictedPython
 
-from sandbox import ActionReply, Limits, RunResult, Sandbox, protocol
+from sandbox import ActionReply, Limits, RunResult, Sandbox, confine, protocol
 from attacks.toy_host import ToyHost
 
 NAIVE_HOST = Path(__file__).parent / "attacks" / "naive_host.py"
@@ -337,3 +340,184 @@ def test_host_refuses_forged_action_calls(body: str, error: str, escaped: Sandbo
     host = ToyHost(SECRET)
     assert _send_raw(escaped, VALID_CALL, host.handler).ok  # the same path carries a valid call
     assert host.args_seen == [("button", "Cancel")]
+
+
+# The second wall: what a child that escaped the policy reaches with plain Python and ctypes.
+# All but kill and chmod worked against the seccomp deny list the allow list replaced; those two
+# stand for the older routes of their class.
+SYSCALL = "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+CHECKED = ("def check(result):\n    if result < 0:\n        raise OSError(ctypes.get_errno(), 'refused')\n"
+           "    return result\n")
+# A valid call, whose reply the child does not wait for in recv(): a socket raises no SIGIO for
+# data a reader is already blocked on.
+CALL_FRAME = ("import struct, time\n"
+              "body = " + repr(VALID_CALL.encode()).replace("{", "{{").replace("}", "}}") + "\n"
+              "channel.sendall(struct.pack('>I', len(body)) + body)\ntime.sleep(0.5)\nchannel.recv(1 << 16)\n")
+SECRET_BYTES = SECRET.encode()  # what a hosted model's API key is: bytes in the host's memory
+
+
+@dataclass
+class Target:
+    """What the escapes aim at: a process of the same user that belongs to no sandbox, with a
+    secret in its environment; a file and a directory of the host's; the host's own memory."""
+
+    victim: subprocess.Popen[bytes]
+    file: Path
+    directory: Path
+    nice: int
+    affinity: set[int]
+    scheduler: int
+
+    def placeholders(self) -> dict[str, object]:
+        return {"victim": self.victim.pid, "host": os.getpid(), "file": str(self.file),
+                "directory": str(self.directory), "address": id(SECRET_BYTES) + sys.getsizeof(b"") - 1,
+                "size": len(SECRET_BYTES), "cpu": min(self.affinity)}
+
+
+@dataclass(frozen=True)
+class Escape:
+    name: str
+    code: str                               # str.format'ed with Target.placeholders()
+    held: Callable[[Target, RunResult], bool]
+
+
+def _victim_alive(target: Target, result: RunResult) -> bool:
+    return target.victim.poll() is None
+
+
+def _host_environ_unread(target: Target, result: RunResult) -> bool:
+    return Path("/proc/self/environ").read_bytes()[:200].decode(errors="replace") not in result.output
+
+
+ESCAPES = [
+    # signals by any route: SIGIO turned into SIGKILL, or plain SIGIO (default action: terminate)
+    Escape("sigio_fcntl_setown", "import fcntl, os, signal\nfd = channel.fileno()\n"
+           "fcntl.fcntl(fd, fcntl.F_SETSIG, signal.SIGKILL)\nfcntl.fcntl(fd, fcntl.F_SETOWN, {victim})\n"
+           "fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_ASYNC)\n" + CALL_FRAME,
+           _victim_alive),
+    Escape("sigio_ioctl_fiosetown", "import fcntl, struct\nfd = channel.fileno()\n"
+           "fcntl.ioctl(fd, 0x8901, struct.pack('i', {victim}))\n"   # FIOSETOWN
+           "fcntl.ioctl(fd, 0x5452, struct.pack('i', 1))\n" + CALL_FRAME,  # FIOASYNC
+           _victim_alive),
+    Escape("kill", "import os, signal\nos.kill({victim}, signal.SIGKILL)", _victim_alive),
+    # mode and attribute changes by any syscall
+    Escape("fchmodat2", SYSCALL + CHECKED + "check(libc.syscall(452, -100, {file!r}.encode(), 0o777, 0))",
+           lambda t, r: t.file.stat().st_mode & 0o777 == 0o644),
+    Escape("chmod", "import os\nos.chmod({file!r}, 0o777)", lambda t, r: t.file.stat().st_mode & 0o777 == 0o644),
+    # mounts by any API: a tmpfs through the new mount API, a bind mount through open_tree
+    Escape("fsopen_fsmount_move_mount", SYSCALL + CHECKED +
+           "fs = check(libc.syscall(430, b'tmpfs', 0))\n"                   # fsopen
+           "check(libc.syscall(431, fs, 6, None, None, 0))\n"                # fsconfig(CMD_CREATE)
+           "mnt = check(libc.syscall(432, fs, 0, 0))\n"                      # fsmount
+           "check(libc.syscall(429, mnt, b'', -100, {directory!r}.encode(), 4))",  # move_mount
+           lambda t, r: not os.path.ismount(t.directory)),
+    Escape("open_tree_bind_mount", SYSCALL + CHECKED +
+           "tree = check(libc.syscall(428, -100, b'/proc', 1))\n"            # open_tree(CLONE)
+           "check(libc.syscall(429, tree, b'', -100, {directory!r}.encode(), 4))",
+           lambda t, r: not os.path.ismount(t.directory)),
+    # scheduling of other processes
+    Escape("setpriority", "import os\nos.setpriority(os.PRIO_PROCESS, {victim}, 19)",
+           lambda t, r: os.getpriority(os.PRIO_PROCESS, t.victim.pid) == t.nice),
+    Escape("sched_setaffinity", "import os\nos.sched_setaffinity({victim}, {{{cpu}}})",
+           lambda t, r: os.sched_getaffinity(t.victim.pid) == t.affinity),
+    Escape("sched_setscheduler",
+           "import os\nos.sched_setscheduler({victim}, os.SCHED_IDLE, os.sched_param(0))",
+           lambda t, r: os.sched_getscheduler(t.victim.pid) == t.scheduler),
+    # other processes' memory and environment: the host's, and any process of the same user
+    Escape("host_environ", "print(open('/proc/{host}/environ', 'rb').read()[:200].decode(errors='replace'))",
+           _host_environ_unread),
+    Escape("host_mem", "with open('/proc/{host}/mem', 'rb', buffering=0) as mem:\n    mem.seek({address})\n"
+           "    print(mem.read({size}).decode(errors='replace'))",
+           lambda t, r: SECRET not in r.output),
+    Escape("victim_environ", "print(open('/proc/{victim}/environ', 'rb').read().decode(errors='replace'))",
+           lambda t, r: SECRET not in r.output),
+]
+
+
+@pytest.fixture
+def target(tmp_path: Path):
+    victim = subprocess.Popen(["sleep", "60"], env={"PATH": os.defpath, "WEBWISE_TEST_SECRET": SECRET})
+    file, directory = tmp_path / "file", tmp_path / "mountpoint"
+    file.write_text("x")
+    file.chmod(0o644)
+    directory.mkdir()
+    try:
+        yield Target(victim, file, directory, os.getpriority(os.PRIO_PROCESS, victim.pid),
+                     os.sched_getaffinity(victim.pid), os.sched_getscheduler(victim.pid))
+    finally:
+        victim.kill()
+        victim.wait()
+        if os.path.ismount(directory):  # only when the wall failed: leave no mount behind
+            subprocess.run(["umount", "-l", str(directory)], check=False)
+
+
+@pytest.mark.skipif(not confine.seccomp_supported(), reason="seccomp filter is x86_64 Linux only")
+@pytest.mark.parametrize("escape", ESCAPES, ids=lambda e: e.name)
+def test_escaped_child_cannot_reach_other_processes_files_or_mounts(escape: Escape, target: Target,
+                                                                    escaped: Sandbox):
+    if escape.name == "sched_setaffinity" and len(target.affinity) < 2:
+        pytest.skip("needs two CPUs to change an affinity")
+    code = escape.code.format(**target.placeholders())
+    host = ToyHost(SECRET)
+    result = escaped.run(code, data={}, functions=["click"], handler=host.handler)
+
+    assert escape.held(target, result), result
+    assert not result.ok, result
+    assert result.error is not None and "\n" not in result.error
+    assert target.victim.poll() is None
+    assert _send_raw(escaped, VALID_CALL, ToyHost(SECRET).handler).ok  # the sandbox still works
+
+
+FOREIGN_HOST = Path(__file__).parent / "attacks" / "foreign_host.py"
+NOBODY = 65534
+ISOLATION_REFUSED = ("the sandbox cannot isolate programs from other processes: user namespaces are "
+                     "unavailable (Operation not permitted)")
+
+
+def _interpreter_for(identity: dict[str, Any], env: dict[str, str]) -> str | None:
+    """An interpreter the user may run (the project's may sit in root's home), or None."""
+    for candidate in dict.fromkeys([sys.executable, "/usr/bin/python3"]):
+        try:
+            probe = subprocess.run([candidate, "-c", "import RestrictedPython"], **identity, env=env, cwd="/",
+                                   capture_output=True, timeout=60)
+        except PermissionError:  # the user may not even execute it
+            continue
+        if probe.returncode == 0:
+            return candidate
+    return None
+
+
+@pytest.mark.skipif(not confine.seccomp_supported(), reason="seccomp filter is x86_64 Linux only")
+@pytest.mark.parametrize("as_root, user_namespaces", [(True, False), (False, True), (False, False)],
+                         ids=["root_without_user_namespaces", "unprivileged",
+                              "unprivileged_without_user_namespaces"])
+def test_host_memory_and_environment_stay_unreadable(as_root: bool, user_namespaces: bool):
+    """A host of its own whose environment holds the secret, run as root or as an unprivileged
+    user (nobody, when the suite runs as root), with user namespaces allowed or refused: the
+    escaped child never reads its ``/proc/<pid>/environ`` or ``mem``; where it could (a non-root
+    user without user namespaces) the sandbox runs no program at all."""
+    root = os.geteuid() == 0
+    if as_root and not root:
+        pytest.skip("needs root")
+    # as root, the unprivileged host runs as nobody; otherwise the suite's own user is one
+    identity: dict[str, Any] = {}
+    if root and not as_root:
+        identity = {"user": NOBODY, "group": NOBODY, "extra_groups": []}
+    env = {"WEBWISE_TEST_SECRET": SECRET, "PATH": os.defpath,
+           "PYTHONPATH": str(Path(RestrictedPython.__file__).parent.parent)}
+    interpreter = _interpreter_for(identity, env)
+    if interpreter is None:
+        pytest.skip(f"no Python interpreter that {identity} may run")
+    options = [] if user_namespaces else ["--refuse-user-namespaces"]
+    completed = subprocess.run([interpreter, str(FOREIGN_HOST), *options], **identity, env=env, cwd="/",
+                               capture_output=True, text=True, timeout=120)
+    assert completed.returncode == 0, completed.stderr
+    result = RunResult(**json.loads(completed.stdout.splitlines()[-1]))
+
+    assert SECRET not in result.output and "WEBWISE_TEST_SECRET" not in result.output
+    assert not result.ok
+    if as_root or user_namespaces:
+        assert result.error is not None
+        assert result.error.startswith("PermissionError: [Errno 13] Permission denied: '/proc/")
+    else:
+        assert result.error == ISOLATION_REFUSED
