@@ -10,7 +10,7 @@ from typing import Any, Iterator
 
 import pytest
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import Select
+from selenium.webdriver.support.ui import Select, WebDriverWait
 
 from webwise.browser import launch
 from webwise.cli import main
@@ -78,6 +78,12 @@ def click(driver: Any, element: Any) -> None:
     element.click()
 
 
+def open_episode(driver: Any, episode: Any) -> None:
+    """Open an episode by its summary line and wait for its steps (drawn on the toggle event, which is queued)."""
+    click(driver, episode.find_element(By.TAG_NAME, "summary"))
+    WebDriverWait(driver, 10).until(lambda _: episode.find_elements(By.CSS_SELECTOR, ".body"))
+
+
 def test_charts_show_success_by_group_beside_the_papers_rows_and_per_task_costs(page: Any) -> None:
     groups = page.find_element(By.CSS_SELECTOR, "svg.groups")
     assert groups.get_attribute("role") == "img" and "Success by group" in groups.get_attribute("aria-label")
@@ -129,7 +135,7 @@ def test_the_outcome_filter_keeps_one_outcome(page: Any) -> None:
 def test_an_opened_episode_shows_its_steps_with_program_feedback_and_screenshot(page: Any) -> None:
     assert page.find_elements(By.CSS_SELECTOR, "pre.program, img") == []  # nothing drawn before it is opened
     solved = page.find_element(By.CSS_SELECTOR, 'details.episode[data-outcome="solved"]')
-    click(page, solved.find_element(By.TAG_NAME, "summary"))
+    open_episode(page, solved)
     program = solved.find_element(By.CSS_SELECTOR, "pre.program")
     assert program.is_displayed() and "re.search(r'\"(.*)\"', task)" in program.text
     assert "the task is complete" in solved.find_element(By.CSS_SELECTOR, ".feedback").text
@@ -142,10 +148,10 @@ def test_an_opened_episode_shows_its_steps_with_program_feedback_and_screenshot(
     assert images == [[True, 800, "data:image/png;base64,"]]
 
     failed = page.find_element(By.CSS_SELECTOR, 'details.episode[data-task="click-link"]')
-    click(page, failed.find_element(By.TAG_NAME, "summary"))
+    open_episode(page, failed)
     assert "no such link text" in failed.find_element(By.CSS_SELECTOR, ".error").text
     infra = page.find_element(By.CSS_SELECTOR, 'details.episode[data-outcome="infra"]')
-    click(page, infra.find_element(By.TAG_NAME, "summary"))
+    open_episode(page, infra)
     assert f"Infrastructure fault: {INFRA}" in infra.text
     outside = page.execute_script(
         "return performance.getEntriesByType('resource').map(e => e.name)"
@@ -158,7 +164,7 @@ def test_hostile_record_text_is_shown_as_text_and_never_runs(page: Any) -> None:
     hostile = page.find_element(By.CSS_SELECTOR, "details.episode[data-task^='x\"']")
     assert hostile.get_attribute("data-task") == HOSTILE_TASK
     assert len(page.find_elements(By.CSS_SELECTOR, "details.episode")) == 4  # nothing cut the page short
-    click(page, hostile.find_element(By.TAG_NAME, "summary"))
+    open_episode(page, hostile)
     program = hostile.find_element(By.CSS_SELECTOR, "pre.program")
     assert page.execute_script("return arguments[0].textContent;", program) == HOSTILE_PROGRAM
     error = page.execute_script("return arguments[0].querySelector('.step .error').textContent;", hostile)
