@@ -43,7 +43,8 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     hostile["trace"][0].update(program=HOSTILE_PROGRAM, error=HOSTILE_ERROR, feedback=HOSTILE_ERROR)
     hostile["trace"][0]["prompt"][-1]["content"] = HOSTILE_PROGRAM
     infra = copy.deepcopy(failed)
-    infra.update(seed=7, infra_error=INFRA, trace=[])
+    infra.update(seed=7, infra_error=INFRA)
+    infra["trace"][0]["screenshot"] = "gone.png"  # the browser died before it was taken
     with results.open("a") as handle:
         for record in (hostile, infra):
             handle.write(json.dumps(record) + "\n")
@@ -152,7 +153,7 @@ def test_an_opened_episode_shows_its_steps_with_program_feedback_and_screenshot(
     assert "no such link text" in failed.find_element(By.CSS_SELECTOR, ".error").text
     infra = page.find_element(By.CSS_SELECTOR, 'details.episode[data-outcome="infra"]')
     open_episode(page, infra)
-    assert f"Infrastructure fault: {INFRA}" in infra.text
+    assert f"Infrastructure fault: {INFRA}" in infra.text and "screenshot gone.png is missing" in infra.text
     outside = page.execute_script(
         "return performance.getEntriesByType('resource').map(e => e.name)"
         ".concat(Array.from(document.querySelectorAll('[src],[href]')).map(e => e.getAttribute('src') || e.getAttribute('href')))"
