@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import email.utils
-import socket
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -18,6 +17,7 @@ from chat_server import (
     context_overflow,
     dropped,
     error,
+    free_port,
     malformed,
     rate_limited,
     reply,
@@ -173,9 +173,7 @@ def test_a_hung_endpoint_costs_the_deadline_not_timeout_times_attempts(run, monk
 
 
 def test_a_failed_connection_names_the_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
-    with socket.socket() as probe:  # a port nobody listens on
-        probe.bind(("127.0.0.1", 0))
-        url = f"http://127.0.0.1:{probe.getsockname()[1]}/v1"
+    url = f"http://127.0.0.1:{free_port()}/v1"
     monkeypatch.setenv("OPENAI_BASE_URL", url)
     model = make_llm("openai:test-model")
     try:
