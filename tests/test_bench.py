@@ -255,6 +255,7 @@ def test_an_episode_whose_browser_dies_twice_is_recorded_with_its_error(replay: 
     result = worker._episode(Job("click-button", 0, "webwise", "none"))
     assert worker.session.calls == 2
     assert result is not None and result["error"] == "browser died: chrome not reachable" and not result["success"]
+    assert result["infra_error"] == "browser died: chrome not reachable"  # no result: --resume runs it again
 
 
 def test_tables_show_success_at_trial_1_beside_trial_t() -> None:

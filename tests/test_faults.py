@@ -14,7 +14,6 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -103,12 +102,40 @@ def test_ctrl_c_ends_a_bench_waiting_on_a_hung_endpoint_within_seconds(tmp_path:
     assert took < 5, f"the bench took {took:.1f} s to stop"
 
 
+@pytest.mark.model
+def test_ctrl_c_ends_a_bench_in_a_long_local_generation(tmp_path: Path) -> None:
+    """Issue 34: the 1.5B on an email task computed on for minutes after Ctrl-C, until kill -9."""
+    process = subprocess.Popen([WEBWISE, "bench", "--tasks", "email-inbox", "--examples", "none", "--llm", "local:1.5b",
+                                "--out", str(tmp_path / "out")], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               text=True)
+    try:
+        assert process.stderr is not None
+        for line in process.stderr:  # the plan line comes once the model is loaded
+            if line.startswith("bench:"):
+                break
+        time.sleep(15)  # the browser starts, the first call is in its long prefill or generation
+        process.send_signal(signal.SIGINT)
+        interrupted = time.monotonic()
+        process.wait(timeout=60)
+        took = time.monotonic() - interrupted
+    finally:
+        process.kill()
+    assert process.returncode == 130 and took < 10, f"the bench took {took:.1f} s to stop"
+
+
 def _alive(pid: int) -> bool:
     """A process that runs (a zombie, killed and not yet reaped by its new parent, does not)."""
     try:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def _cmdline(pid: int) -> list[bytes]:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return []
 
 
 def _descendants(root: int) -> set[int]:
@@ -141,7 +168,8 @@ def test_what_a_killed_bench_left_is_gone_once_the_next_bench_starts(tmp_path: P
             assert time.monotonic() < deadline, "the bench recorded nothing"
             time.sleep(0.05)
         left = _descendants(process.pid)
-        profiles = list(Path(tempfile.gettempdir()).glob(f"webwise-chrome-{process.pid}.*"))
+        profiles = {Path(arg.split(b"=", 1)[1].decode()) for pid in left for arg in _cmdline(pid)
+                    if arg.startswith(b"--user-data-dir=")}
     finally:
         process.kill()  # kill -9 of the bench alone, as the OOM killer or a lost session would
         process.wait()
@@ -173,7 +201,8 @@ def test_an_episode_is_the_same_however_the_replay_path_is_spelled(
     (["bench", "--tasks", "click-button", "--seed-start", str(2**53)], f"expected a seed <= {2**53 - 1}"),
     (["bench", "--tasks", "click-button", "--seed-start", str(2**53 - 2), "--seeds", "3"],
      f"--seed-start {2**53 - 2} with --seeds 3 goes past the largest seed, {2**53 - 1}"),
-    (["solve", "--task", "click-button", "--seed", str(2**60)], f"expected a seed <= {2**53 - 1}"),
+    (["solve", "--task", "click-button", "--seed", str(2**60), "--llm", "replay:/nonexistent.json"],
+     f"expected a seed <= {2**53 - 1}"),
 ], ids=["plan", "seed-start", "seed-range", "solve-seed"])
 def test_seeds_and_plans_are_bounded_with_one_line(argv: list[str], message: str, tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
