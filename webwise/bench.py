@@ -342,7 +342,8 @@ class Bench:
                 self.stop.set()
 
     def run(self) -> int:
-        """0 when every planned episode is in the file, 130 after Ctrl-C (results kept)."""
+        """0 when every planned episode is in the file with a result; 1 (:data:`EXIT_FAULTS`) when
+        some ended on an infrastructure failure or stopped the bench; 130 after Ctrl-C (results kept)."""
         config = self.config
         plan = config.jobs()
         config.out.mkdir(parents=True, exist_ok=True)
@@ -391,7 +392,7 @@ class Bench:
             print(f"bench: stopped early: {self.halted}; fix it, then --resume runs what it touched and the rest",
                   file=config.stream)
             return EXIT_FAULTS
-        faulty = sum(1 for r in read_results(config.out / RESULTS) if r.get("infra_error"))
+        faulty = sum(1 for r in read_results(config.out / RESULTS) if r.get("infra_error") and record_key(r) in keys)
         if faulty:
             print(f"bench: {faulty} episodes ended on an infrastructure failure and count in no rate; "
                   "--resume runs them again", file=config.stream)
