@@ -11,6 +11,8 @@ can count attempts. Usage::
         assert len(server.requests) == 2
 
 When the script runs out, every further request gets ``server.default`` (a plain reply).
+An endpoint that is down is a port nobody listens on (:func:`free_port`); ``ChatServer(port=...)``
+brings it back there.
 A script entry may also be a callable taking the request's JSON body and returning a Response.
 """
 
@@ -103,17 +105,24 @@ def dropped() -> Response:
 Script = Response | Callable[[JSON], Response]
 
 
+def free_port() -> int:
+    """A loopback port nobody listens on: an endpoint that is down."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
 class ChatServer:
     """Threaded HTTP server speaking ``POST /v1/chat/completions``; a context manager."""
 
-    def __init__(self, script: Iterable[Script] = (), default: Script | None = None) -> None:
+    def __init__(self, script: Iterable[Script] = (), default: Script | None = None, port: int = 0) -> None:
         self.script: list[Script] = list(script)
         self.default: Script = default or reply()
         self.requests: list[JSON] = []
         self.headers: list[dict[str, str]] = []  # names lower-cased
         self._lock = threading.Lock()
         self._stopping = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), self._handler_class())  # port: come back where it was
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._serve, name="chat-server", daemon=True)
 

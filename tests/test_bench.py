@@ -181,10 +181,10 @@ def test_tables_from_known_records() -> None:
     filtered = computed.groups[tables.ColumnSet("m", "filtered-dom", "none")]
     assert [(r.name, r.success_text, r.paper) for r in filtered] == [("1", "1.00 (1/1)", 0.86), ("all", "1.00 (1/1)", None)]
     text = tables.markdown(computed)
-    assert "| 1 | 0.67 (2/3) | 2.00 | 2.00 | 220 (200+20) | 0 | 0 | 0.97 |" in text
+    assert "| 1 | 0.67 (2/3) | 2.00 | 2.00 | 220 (200+20) | 0 | 0 | 0 | 0.97 |" in text
     rows = tables.to_csv(computed).splitlines()
     assert rows[0].split(",") == list(tables.CSV_FIELDS)
-    assert "task,click-button,1,m,webwise,manual,1,3,2,2,0.6667,2.0000,2.0000,200.00,20.00,0,0," in rows
+    assert "task,click-button,1,m,webwise,manual,1,3,2,2,0.6667,2.0000,2.0000,200.00,20.00,0,0,,0" in rows
 
 
 def _chromium_pids(ancestor: int) -> set[int]:
@@ -255,6 +255,7 @@ def test_an_episode_whose_browser_dies_twice_is_recorded_with_its_error(replay: 
     result = worker._episode(Job("click-button", 0, "webwise", "none"))
     assert worker.session.calls == 2
     assert result is not None and result["error"] == "browser died: chrome not reachable" and not result["success"]
+    assert result["infra_error"] == "browser died: chrome not reachable"  # no result: --resume runs it again
 
 
 def test_tables_show_success_at_trial_1_beside_trial_t() -> None:

@@ -17,6 +17,7 @@ from chat_server import (
     context_overflow,
     dropped,
     error,
+    free_port,
     malformed,
     rate_limited,
     reply,
@@ -24,9 +25,10 @@ from chat_server import (
     slow,
     unauthorized,
 )
-from webwise.errors import ConfigError, ContextOverflow, LLMError
+from webwise.errors import ConfigError, ContextOverflow, EndpointError, LLMError
 from webwise.llm import ChatModel, ChatRequest, make_llm
 from webwise.llm.cache import request_key
+from webwise.llm.openai_backend import OpenAIModel
 from webwise.llm.retry import parse_retry_after
 
 REQUEST = ChatRequest(
@@ -116,7 +118,8 @@ def test_transient_failures_are_retried(run, failure) -> None:
 
 def test_gives_up_after_the_retry_budget(run) -> None:
     server, model = run(*[server_error()] * 10)
-    with pytest.raises(LLMError, match=r"^openai:test-model: HTTP 500: The server had an error"):
+    with pytest.raises(EndpointError, match=rf"^openai:test-model: HTTP 500 from {server.base_url} after 4 attempts: "
+                                            "The server had an error"):
         model.complete(REQUEST)
     assert len(server.requests) == 4  # WEBWISE_LLM_RETRIES=3 -> 4 attempts
 
@@ -150,9 +153,36 @@ def test_timeout_is_retried_then_reported(run, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("WEBWISE_LLM_TIMEOUT", "0.3")
     monkeypatch.setenv("WEBWISE_LLM_RETRIES", "1")
     server, model = run(slow(3), slow(3))
-    with pytest.raises(LLMError, match=r"^openai:test-model: timed out after 2 attempts$"):
+    with pytest.raises(EndpointError, match=rf"^openai:test-model: no answer from {server.base_url} after 2 attempts "
+                                            r"\(WEBWISE_LLM_TIMEOUT 0.3 s an attempt, WEBWISE_LLM_DEADLINE 300 s a call\)$"):
         model.complete(REQUEST)
     assert len(server.requests) == 2
+
+
+def test_a_hung_endpoint_costs_the_deadline_not_timeout_times_attempts(run, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 34: 120 s x 6 attempts was 751 s a call; the deadline bounds the call, waits included."""
+    monkeypatch.setenv("WEBWISE_LLM_TIMEOUT", "1")
+    monkeypatch.setenv("WEBWISE_LLM_RETRIES", "20")
+    monkeypatch.setenv("WEBWISE_LLM_DEADLINE", "2.5")
+    server, model = run(*[slow(60)] * 30)
+    start = time.monotonic()
+    with pytest.raises(EndpointError, match="no answer from .* after 3 attempts"):
+        model.complete(REQUEST)
+    assert 2.4 < time.monotonic() - start < 4
+    assert len(server.requests) == 3  # 1 s, 1 s, then the half second left
+
+
+def test_a_failed_connection_names_the_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    monkeypatch.setenv("OPENAI_BASE_URL", url)
+    model = make_llm("openai:test-model")
+    try:
+        with pytest.raises(EndpointError, match=rf"^openai:test-model: cannot connect to {url} after 4 attempts: "
+                                                ".*[Cc]onnection refused") as info:
+            model.complete(REQUEST)
+    finally:
+        model.close()
+    assert "\n" not in str(info.value)
 
 
 def test_timeout_then_success(run, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -165,8 +195,8 @@ def test_timeout_then_success(run, monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize(
     ("failure", "message"),
     [
-        (unauthorized(), r"^openai:test-model: HTTP 401: Incorrect API key provided.*check OPENAI_API_KEY"),
-        (error(400, "temperature must be <= 2"), r"^openai:test-model: HTTP 400: temperature must be <= 2$"),
+        (unauthorized(), r"^openai:test-model: HTTP 401 from \S+: Incorrect API key provided.*check OPENAI_API_KEY"),
+        (error(400, "temperature must be <= 2"), r"^openai:test-model: HTTP 400 from \S+: temperature must be <= 2$"),
         (error(404, "The model `test-model` does not exist"), r"HTTP 404.*the model name"),
     ],
     ids=["401", "400", "404"],
@@ -177,6 +207,7 @@ def test_client_errors_are_not_retried(run, failure, message) -> None:
         model.complete(REQUEST)
     assert not isinstance(info.value, ContextOverflow)
     assert isinstance(info.value, ConfigError) == (" 400" not in message)  # a bad key or model is configuration
+    assert not isinstance(info.value, EndpointError)  # the request's fault, not the endpoint's: no rerun
     assert len(server.requests) == 1
 
 
@@ -201,15 +232,31 @@ def test_context_overflow(run, overflow) -> None:
 
 @pytest.mark.parametrize(
     "body",
-    ['{"choices": [ this is not json', '{"choices": []}', '{"choices": [{"message": {"content": null}}]}', "[]"],
-    ids=["not-json", "no-choices", "null-content", "list"],
+    ['{"choices": [ this is not json', '{"choices": []}', '{"choices": [{"message": "hi"}]}', "[]"],
+    ids=["not-json", "no-choices", "message-not-object", "list"],
 )
 def test_malformed_bodies(run, body) -> None:
     server, model = run(Response(body=body))
-    with pytest.raises(LLMError, match=r"^openai:test-model: malformed response: ") as info:
+    with pytest.raises(EndpointError, match=rf"^openai:test-model: malformed response from {server.base_url}: ") as info:
         model.complete(REQUEST)
-    assert "\n" not in str(info.value)
+    assert "\n" not in str(info.value) and "ChatCompletion(" not in str(info.value)
     assert len(server.requests) == 1
+
+
+def test_a_null_reply_says_so_in_one_line() -> None:
+    """Issue 34: a null content printed the client object's repr; it is the model saying nothing."""
+    body = {"id": "x", "object": "chat.completion", "created": 0, "model": "m",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": None}, "finish_reason": "length"}]}
+    with ChatServer([Response(body=body)]) as server:
+        model = OpenAIModel("test-model", base_url=server.base_url)
+        try:
+            with pytest.raises(LLMError) as info:
+                model.complete(REQUEST)
+        finally:
+            model.close()
+    assert str(info.value) == (f"openai:test-model: the reply from {server.base_url} has no text "
+                               "(message content null, finish_reason 'length')")
+    assert not isinstance(info.value, EndpointError)
 
 
 def test_malformed_helper_is_malformed(run) -> None:

@@ -23,7 +23,7 @@ from webwise import dom, examples, store
 from webwise.actions import ActionError, Executor
 from webwise.environment import BrowserDied, MiniWoBEnv, Outcome
 from webwise.episode import Episode, Step, Trial, call_text
-from webwise.errors import ConfigError, ContextOverflow, LLMError
+from webwise.errors import ConfigError, ContextOverflow, EndpointError, LLMError
 from webwise.extraction import ExtractionError, extract_program, normal, rewrite_clicks
 from webwise.llm.base import ChatModel, ChatReply, ChatRequest, Message
 from webwise.reflection import Correction, FailureMemory, parse_reflection, reflection_messages
@@ -247,12 +247,15 @@ class Agent:
                            task=episode.task, call_index=episode.llm_calls, seed=seed)
 
     def _complete(self, episode: Episode, request: ChatRequest, step: Step | None = None) -> ChatReply | None:
-        """One model call; a failure is recorded as the episode's error and ends it."""
+        """One model call; a failure is recorded as the episode's error and ends it (an endpoint's
+        failure as its ``infra_error`` too)."""
         try:
             reply = self.llm.complete(request)
         except LLMError as exc:
             episode.context_overflows += isinstance(exc, ContextOverflow)
             episode.error = str(exc)
+            if isinstance(exc, EndpointError):
+                episode.infra_error = str(exc)
             if step is not None:
                 step.error = str(exc)
             return None

@@ -10,6 +10,14 @@ loaded once: with ``local`` every worker gets the same model object behind a loc
 line under a lock, then fsync, so a kill -9 loses at most the line being written, and that
 torn tail is cut off and rerun by ``--resume``. An episode is identified by (task, seed,
 method, examples, llm, trials); resume runs exactly the planned keys not yet in the file.
+
+An episode that ended on an infrastructure failure (``infra_error``: the endpoint or the
+browser failed, not the agent) is kept in the file until ``--resume`` plans it again; then
+its line is taken out (one atomic rewrite under the directory's lock) and the episode
+rerun, so each episode has one line. Such failures several in a row stop the bench: an
+endpoint that is down would otherwise burn every planned episode. A bench that is
+interrupted abandons its in-flight model calls (see :class:`SharedModel`), so it ends in
+seconds however long the endpoint or the local generation would take.
 """
 
 from __future__ import annotations
@@ -36,7 +44,7 @@ from webwise import tables
 from webwise.agent import Settings, check_method
 from webwise.environment import BrowserDied
 from webwise.episode import Episode
-from webwise.errors import ConfigError, WebwiseError
+from webwise.errors import ConfigError, Interrupted, WebwiseError
 from webwise.llm import ChatModel, ChatReply, ChatRequest, make_llm
 from webwise.pages import PageServer
 from webwise.provenance import code_of, code_version
@@ -45,6 +53,12 @@ from webwise.tasks import html_root
 RESULTS = "results.jsonl"
 SCREENSHOTS = "screenshots"
 Key = tuple[str, int, str, str, str, int]
+#: The most episodes one bench plans: its job list is built in memory (about 200 bytes a job).
+MAX_EPISODES = 1_000_000
+#: Episodes in a row ending on an infrastructure failure that stop the bench.
+FAULTS_IN_A_ROW = 3
+#: Bench exit status when episodes ended on an infrastructure failure (``--resume`` reruns them).
+EXIT_FAULTS = 1
 
 
 @dataclass(frozen=True)
@@ -82,6 +96,10 @@ class BenchConfig:
         """Same task and method next to each other, so a worker's browser rarely reloads a page."""
         for method, examples in itertools.product(self.methods, self.examples):
             check_method(method, examples)
+        planned = len(self.tasks) * len(self.methods) * len(self.examples) * len(self.seeds)
+        if planned > MAX_EPISODES:
+            raise ConfigError(f"{planned} episodes planned; a bench runs at most {MAX_EPISODES}: "
+                              "pass fewer --seeds or tasks")
         combinations = itertools.product(self.tasks, self.methods, self.examples, self.seeds)
         return [Job(t, s, m, e) for t, m, e, s in combinations]
 
@@ -138,22 +156,53 @@ class ResultsFile:
 
 
 class SharedModel:
-    """One model object for every worker thread: the embedded model is loaded once per process.
+    """A worker's model: calls that an interrupt abandons, and one model object for every worker.
 
-    Calls are serialized by a lock; ``close`` is a no-op because a session closing must not
-    close the model under the others; the bench closes the wrapped model at the end.
+    Each call runs on a helper thread while the worker waits for its reply or the bench's
+    stop, whichever comes first: a stop raises :class:`Interrupted` at once instead of
+    waiting out a hung endpoint or a minutes-long local generation. The abandoned call
+    ends with the process (the CLI exits without joining it, see ``webwise.cli``).
+
+    With ``local`` every worker shares one wrapper, so calls are serialized by its lock and
+    the embedded model is loaded once per process. A wrapper that does not ``own`` its model
+    leaves it open on ``close``: a session closing must not close the model under the
+    others; the bench closes the first model itself.
     """
 
-    def __init__(self, model: ChatModel) -> None:
-        self.model, self.name = model, model.name
+    def __init__(self, model: ChatModel, stop: threading.Event, *, owns: bool = False) -> None:
+        self.model, self.name, self.stop, self.owns = model, model.name, stop, owns
         self._lock = threading.Lock()
 
     def complete(self, request: ChatRequest) -> ChatReply:
-        with self._lock:
-            return self.model.complete(request)
+        answer: queue.Queue[tuple[ChatReply | None, BaseException | None]] = queue.Queue(maxsize=1)
+
+        def call() -> None:
+            try:
+                with self._lock:
+                    answer.put((self.model.complete(request), None))
+            except BaseException as exc:  # handed to the waiting worker, which raises it
+                answer.put((None, exc))
+
+        threading.Thread(target=call, name=CALL_THREAD, daemon=True).start()
+        while True:
+            try:
+                reply, error = answer.get(timeout=0.1)
+            except queue.Empty:
+                if self.stop.is_set():
+                    raise Interrupted(f"{self.name}: call abandoned, the bench is stopping") from None
+                continue
+            if error is not None:
+                raise error
+            assert reply is not None
+            return reply
 
     def close(self) -> None:
-        """The bench owns the wrapped model."""
+        if self.owns:
+            self.model.close()
+
+
+#: The name of the threads that run model calls; the CLI checks for live ones after an interrupt.
+CALL_THREAD = "webwise-llm-call"
 
 
 class Progress:
@@ -220,6 +269,7 @@ class Worker(threading.Thread):
                     return  # interrupted mid-episode: not recorded, so --resume reruns it
                 bench.results.append(record)
                 bench.finished.put(record)
+                bench.count_fault(record)
         except BaseException as exc:  # a bug or a broken set-up ends the whole bench, not one worker
             if not bench.stop.is_set():
                 bench.fail(exc)
@@ -239,7 +289,10 @@ class Worker(threading.Thread):
             raise ConfigError(f"cannot start a browser {where}: {exc}") from None
 
     def _episode(self, job: Job) -> dict[str, Any] | None:
-        """Run a job; a dead browser is replaced (the environment relaunches) and the job retried once."""
+        """Run a job; a dead browser is replaced (the environment relaunches) and the job retried once.
+
+        A failure outside the agent on both attempts is the episode's ``infra_error``.
+        """
         for attempt in (1, 2):
             try:
                 return self.session.run(job.task, job.seed, job.method, job.examples).to_dict()
@@ -253,6 +306,7 @@ class Worker(threading.Thread):
                     episode = getattr(exc, "episode", None) if isinstance(exc, BrowserDied) else None
                     episode = episode or Episode(job.task, job.seed, job.method, job.examples, self.llm.name)
                     episode.error = episode.error or str(exc)
+                    episode.infra_error = str(exc)
                     return episode.to_dict()
         raise AssertionError("unreachable: the second attempt always returns")
 
@@ -270,13 +324,26 @@ class Bench:
         self.error: BaseException | None = None
         self.pages: PageServer | None = None
         self.results: ResultsFile
+        self.faults_in_a_row = 0
+        self.halted: str | None = None  # why the bench stopped early on infrastructure failures
+        self._faults_lock = threading.Lock()
 
     def fail(self, exc: BaseException) -> None:
         self.error = self.error or exc
         self.stop.set()
 
+    def count_fault(self, record: dict[str, Any]) -> None:
+        """Stop the bench after :data:`FAULTS_IN_A_ROW` infrastructure failures with no result between."""
+        with self._faults_lock:
+            self.faults_in_a_row = self.faults_in_a_row + 1 if record.get("infra_error") else 0
+            if self.faults_in_a_row >= FAULTS_IN_A_ROW and self.halted is None:
+                self.halted = (f"{self.faults_in_a_row} episodes in a row ended on an infrastructure failure, "
+                               f"the last with: {record['infra_error']}")
+                self.stop.set()
+
     def run(self) -> int:
-        """0 when every planned episode is in the file, 130 after Ctrl-C (results kept)."""
+        """0 when every planned episode is in the file with a result; 1 (:data:`EXIT_FAULTS`) when
+        some ended on an infrastructure failure or stopped the bench; 130 after Ctrl-C (results kept)."""
         config = self.config
         plan = config.jobs()
         config.out.mkdir(parents=True, exist_ok=True)
@@ -295,11 +362,17 @@ class Bench:
 
     def _run(self, plan: list[Job], existing: list[dict[str, Any]], first: ChatModel) -> int:
         config = self.config
+        keys = {job.key(first.name, config.trials) for job in plan}
+        faults = [r for r in existing if r.get("infra_error") and record_key(r) in keys]
+        if faults:
+            existing = [r for r in existing if not (r.get("infra_error") and record_key(r) in keys)]
+            rewrite_results(config.out / RESULTS, existing)
         done = {record_key(r) for r in existing}
-        pending = [job for job in plan if job.key(first.name, self.config.trials) not in done]
+        pending = [job for job in plan if job.key(first.name, config.trials) not in done]
         already = len(plan) - len(pending)
+        again = f" ({len(faults)} of them after an infrastructure failure)" if faults else ""
         print(f"bench: {len(plan)} episodes planned, {already} already in {config.out / RESULTS}, "
-              f"{len(pending)} to run with {config.llm} on {min(config.workers, len(pending))} worker(s)",
+              f"{len(pending)} to run{again} with {config.llm} on {min(config.workers, len(pending))} worker(s)",
               file=config.stream)
         if pending and (others := _other_code(existing)):
             print(f"bench: warning: {others}; the tables will mix them", file=config.stream)
@@ -315,12 +388,22 @@ class Bench:
             print(f"bench: interrupted; {len(read_results(config.out / RESULTS))} episodes kept, "
                   "--resume runs the rest", file=config.stream)
             return 130
+        if self.halted:
+            print(f"bench: stopped early: {self.halted}; fix it, then --resume runs what it touched and the rest",
+                  file=config.stream)
+            return EXIT_FAULTS
+        faulty = sum(1 for r in read_results(config.out / RESULTS) if r.get("infra_error") and record_key(r) in keys)
+        if faulty:
+            print(f"bench: {faulty} episodes ended on an infrastructure failure and count in no rate; "
+                  "--resume runs them again", file=config.stream)
+            return EXIT_FAULTS
         return 0
 
     def _models(self, first: ChatModel, count: int) -> list[ChatModel]:
         if self.config.llm.split(":", 1)[0] == "local":
-            return [SharedModel(first)] * count
-        return [SharedModel(first), *(make_llm(self.config.llm) for _ in range(count - 1))]
+            return [SharedModel(first, self.stop)] * count
+        return [SharedModel(first, self.stop),
+                *(SharedModel(make_llm(self.config.llm), self.stop, owns=True) for _ in range(count - 1))]
 
     def _work(self, total: int, already: int, models: list[ChatModel]) -> bool:
         """Run the workers until the queue is drained or Ctrl-C / SIGTERM; True when interrupted."""
@@ -408,6 +491,16 @@ def _other_code(records: list[dict[str, Any]]) -> str:
         return ""
     listed = ", ".join(f"{code} {n}" for code, n in sorted(counts.items()))
     return f"{sum(counts.values())} episodes already there ran on other code ({listed}), not {code_version()}"
+
+
+def rewrite_results(path: Path, records: list[dict[str, Any]]) -> None:
+    """Replace the results file by ``records`` at once: a kill leaves the old file or the new one."""
+    partial = path.with_name(path.name + ".partial")
+    with partial.open("wb") as handle:
+        handle.write(b"".join((json.dumps(r, ensure_ascii=False) + "\n").encode("utf-8") for r in records))
+        handle.flush()
+        os.fsync(handle.fileno())
+    partial.replace(path)
 
 
 def write_tables(out: Path) -> str:

@@ -10,11 +10,12 @@ import argparse
 import json
 import os
 import sys
+import threading
 from pathlib import Path
 from typing import Callable, NoReturn, Sequence
 
 from webwise.agent import EXAMPLE_MODES, Settings, check_method
-from webwise.environment import BrowserDied
+from webwise.environment import MAX_SEED, BrowserDied
 from webwise.episode import Episode
 from webwise.errors import ConfigError, WebwiseError
 from webwise.llm import SPECS
@@ -45,6 +46,14 @@ def positive_int(text: str) -> int:
     return value
 
 
+def seed(text: str) -> int:
+    """A page seed: JavaScript numbers are exact only up to 2**53 - 1, and seeds above it gave duplicate pages."""
+    value = non_negative_int(text)
+    if value > MAX_SEED:
+        raise argparse.ArgumentTypeError(f"expected a seed <= {MAX_SEED}, got {value}")
+    return value
+
+
 LLM_HELP = f"{SPECS} (default local)"
 
 
@@ -69,7 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     solve = commands.add_parser("solve", help="run one task end to end in headless Chromium")
     solve.add_argument("--task", required=True, help="MiniWoB++ task name (see `webwise tasks`)")
-    solve.add_argument("--seed", type=non_negative_int, default=0, help="episode seed (default 0)")
+    solve.add_argument("--seed", type=seed, default=0, help="episode seed (default 0)")
     solve.add_argument("--method", default="webwise", choices=METHODS, help="agent method (default webwise)")
     solve.add_argument("--examples", default="manual", choices=EXAMPLE_MODES,
                        help="in-context examples: manual (k=1), auto (harvested), none (k=0)")
@@ -87,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     harvest.add_argument("--llm", default="local", help=LLM_HELP)
     harvest.add_argument("--store", type=directory, default=None, help="example store (default incontext/auto)")
     harvest.add_argument("--method", default="webwise", choices=METHODS, help="method of the trials (default webwise)")
-    harvest.add_argument("--seed-start", type=non_negative_int, default=0, help="seed of the first trial (default 0)")
+    harvest.add_argument("--seed-start", type=seed, default=0, help="seed of the first trial (default 0)")
     harvest.add_argument("--max-steps", type=positive_int, default=5, help="programs per trial (webwise method)")
 
     bench = commands.add_parser(
@@ -97,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "OUT/report.html. An episode is (task, seed, method, examples, llm, trials).")
     bench.add_argument("--tasks", required=True, help="paper48, all, or a comma-separated list of tasks")
     bench.add_argument("--seeds", type=positive_int, default=1, help="seeds per task (default 1)")
-    bench.add_argument("--seed-start", type=non_negative_int, default=0, help="first seed (default 0)")
+    bench.add_argument("--seed-start", type=seed, default=0, help="first seed (default 0)")
     bench.add_argument("--methods", type=choice_list(METHODS), default=["webwise"],
                        help=f"comma-separated, of {', '.join(METHODS)} (default webwise)")
     bench.add_argument("--examples", type=choice_list(EXAMPLE_MODES), default=["manual"],
@@ -180,11 +189,34 @@ def choice_list(choices: Sequence[str]) -> Callable[[str], list[str]]:
 def _bench(args: argparse.Namespace) -> int:
     from webwise.bench import BenchConfig, run_bench
 
-    seeds = range(args.seed_start, args.seed_start + args.seeds)
-    return run_bench(BenchConfig(tasks=parse_task_list(args.tasks), seeds=seeds, methods=args.methods,
-                                 examples=args.examples, llm=args.llm, out=args.out, workers=args.workers,
-                                 resume=args.resume, max_steps=args.max_steps, trials=args.trials,
-                                 remote_url=args.remote, page_host=args.page_host))
+    last = args.seed_start + args.seeds - 1
+    if last > MAX_SEED:
+        raise ConfigError(f"--seed-start {args.seed_start} with --seeds {args.seeds} goes past the largest seed, "
+                          f"{MAX_SEED}")
+    seeds = range(args.seed_start, last + 1)
+    status = run_bench(BenchConfig(tasks=parse_task_list(args.tasks), seeds=seeds, methods=args.methods,
+                                   examples=args.examples, llm=args.llm, out=args.out, workers=args.workers,
+                                   resume=args.resume, max_steps=args.max_steps, trials=args.trials,
+                                   remote_url=args.remote, page_host=args.page_host))
+    if status == 130:
+        _exit_past_abandoned_calls(status)
+    return status
+
+
+def _exit_past_abandoned_calls(status: int) -> None:
+    """Exit now if an interrupted bench left a model call running, its results being written.
+
+    An abandoned call cannot be joined: a hung endpoint may never answer, and llama.cpp's
+    generation, native code, neither stops for Python nor lets a normal exit finish while
+    it runs (an interrupted 1.5B bench computed on for minutes). Everything the bench
+    keeps is fsynced by now; only the process is left to end.
+    """
+    from webwise.bench import CALL_THREAD
+
+    if any(thread.name == CALL_THREAD and thread.is_alive() for thread in threading.enumerate()):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
 
 
 def _report(args: argparse.Namespace) -> int:

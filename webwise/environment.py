@@ -18,7 +18,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 
 from webwise import browser as browser_mod
 from webwise.dom import Element, flatten
-from webwise.errors import WebwiseError
+from webwise.errors import ConfigError, WebwiseError
 from webwise.pages import PageServer
 from webwise.tasks import html_root, page_path
 
@@ -56,6 +56,9 @@ function read() {
 """
 #: The longest an observation waits for animations to end (jQuery's default lasts 400 ms).
 SETTLE_MS = 1000
+#: The largest episode seed: the page gets it as a JavaScript number, exact up to 2**53 - 1;
+#: larger seeds round, and two of them gave the same page.
+MAX_SEED = 2**53 - 1
 
 
 class BrowserDied(WebwiseError):
@@ -136,6 +139,8 @@ class MiniWoBEnv:
 
     def reset(self, task: str, seed: int, mode: str = "train") -> str:
         """Start a seeded episode of ``task``; returns the utterance. Same seed, same page."""
+        if not 0 <= seed <= MAX_SEED:
+            raise ConfigError(f"seed {seed} is out of range: seeds run from 0 to {MAX_SEED}")
         if task != self.task or self.browser is None:
             self._open(task)
         self.script(_RESET_JS, seed, mode, self.episode_ms)

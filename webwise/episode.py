@@ -83,6 +83,11 @@ class Episode:
     context_overflows: int = 0
     seconds: float = 0.0
     error: str | None = None
+    #: Set when the episode ended on a fault outside the agent: the model endpoint failing for
+    #: good (unreachable, hung past its deadline, 5xx after retries), a browser that died on
+    #: both attempts, a page that would not load. Such an episode says nothing about the agent:
+    #: the tables count it apart from the success rates and ``bench --resume`` runs it again.
+    infra_error: str | None = None
     success_first_trial: bool = False
     max_trials: int = 1
     trials: list[Trial] = field(default_factory=list)

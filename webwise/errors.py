@@ -17,6 +17,18 @@ class LLMError(WebwiseError):
     """The model endpoint failed for good (after retries) or returned nothing usable."""
 
 
+class EndpointError(LLMError):
+    """The model endpoint could not be reached, hung past its deadline or kept failing.
+
+    An infrastructure fault, not the agent's: the episode that hit it is recorded with
+    ``infra_error``, kept out of success rates, and run again by ``bench --resume``.
+    """
+
+
+class Interrupted(WebwiseError):
+    """The run was asked to stop (Ctrl-C, SIGTERM) while waiting on the model: the call is abandoned."""
+
+
 class ContextOverflow(LLMError):
     """The prompt does not fit the model's context window (the paper's "TLE")."""
 

@@ -1,7 +1,9 @@
 """The paper's tables from episode records: per task (Table 1) and per group (Table 2).
 
 Pure functions over the episode dicts of ``results.jsonl``, so the bench, ``webwise report``
-and tests share one computation. A *column set* is one (llm, method, examples) combination;
+and tests share one computation. An episode with an ``infra_error`` (the endpoint or the
+browser failed, not the agent) is no result: it is left out of every rate and mean and
+counted in its own column, ``infra failures``, until ``bench --resume`` runs it again. A *column set* is one (llm, method, examples) combination;
 each gets a per-group and a per-task table. The paper's gpt-3.5-turbo averages from its
 Table 2 sit next to the matching column set. Its per-task Table 1 is not reproduced: the
 text extraction of that table has lost cells, so its numbers cannot be read reliably.
@@ -64,6 +66,8 @@ class Row:
     errors: int
     paper: float | None = None
     trials: int = 1
+    #: Episodes that ended on an infrastructure failure: not in ``episodes``, nor in any mean.
+    infra: int = 0
 
     @property
     def rate(self) -> float:
@@ -102,7 +106,8 @@ def paper_rate(method: str, examples: str, group: str) -> float | None:
     return None if k is None else PAPER_GPT35.get(method, {}).get(k, {}).get(group)
 
 
-def _row(name: str, group: str, records: list[dict[str, Any]], paper: float | None = None, trials: int = 1) -> Row:
+def _row(name: str, group: str, every: list[dict[str, Any]], paper: float | None = None, trials: int = 1) -> Row:
+    records = [r for r in every if not r.get("infra_error")]
     n = len(records)
 
     def mean(key: str) -> float:
@@ -113,7 +118,8 @@ def _row(name: str, group: str, records: list[dict[str, Any]], paper: float | No
                steps=mean("steps"), llm_calls=mean("llm_calls"), prompt_tokens=mean("prompt_tokens"),
                completion_tokens=mean("completion_tokens"),
                context_overflows=sum(int(r.get("context_overflows") or 0) for r in records),
-               errors=sum(1 for r in records if r.get("error")), paper=paper, trials=trials)
+               errors=sum(1 for r in records if r.get("error")), paper=paper, trials=trials,
+               infra=len(every) - n)
 
 
 def _paper_order(task: str) -> tuple[int, int, str]:
@@ -151,14 +157,15 @@ def compute(records: Iterable[dict[str, Any]]) -> Tables:
     return Tables(groups, tasks, dict(sorted(code.items())))
 
 
-_HEADER = ("success", "steps/ep", "LLM calls/ep", "tokens/ep (prompt+completion)", "context overflows", "errors")
+_HEADER = ("success", "steps/ep", "LLM calls/ep", "tokens/ep (prompt+completion)", "context overflows", "errors",
+           "infra failures")
 
 
 def cells(row: Row) -> list[str]:
     """The displayed values of a row, in ``_HEADER`` order (success at trial 1 first when T > 1)."""
     return [row.first_text] * (row.trials > 1) + [row.success_text, f"{row.steps:.2f}", f"{row.llm_calls:.2f}",
             f"{row.prompt_tokens + row.completion_tokens:.0f} ({row.prompt_tokens:.0f}+{row.completion_tokens:.0f})",
-            str(row.context_overflows), str(row.errors)]
+            str(row.context_overflows), str(row.errors), str(row.infra)]
 
 
 def _success_header(trials: int) -> list[str]:
@@ -184,7 +191,9 @@ def task_cells(row: Row) -> list[str]:
 def markdown(tables: Tables) -> str:
     """Per column set: the group table (with the paper's numbers), then the task table."""
     out = ["# Results", "",
-           "Success rate with counts; means are per episode. `paper gpt-3.5` is the WebWISE paper's Table 2 "
+           "Success rate with counts; means are per episode. `infra failures` are episodes that ended on a fault "
+           "outside the agent (model endpoint, browser): they are in no rate or mean, and `--resume` runs them "
+           "again. `paper gpt-3.5` is the WebWISE paper's Table 2 "
            "(gpt-3.5-turbo) for the same method, k=1 for `manual`, k=0 for `none`, ACG for `webwise / auto`.", ""]
     if tables.code:
         out += ["Episodes by code version: " + ", ".join(f"{code} {n}" for code, n in tables.code.items()), ""]
@@ -204,7 +213,7 @@ def _md_table(header: list[str], rows: Iterable[list[str]]) -> str:
 CSV_FIELDS = ("level", "name", "group", "llm", "method", "examples", "trials", "episodes", "first_trial_successes",
               "successes", "success_rate",
               "mean_steps", "llm_calls_per_episode", "prompt_tokens_per_episode", "completion_tokens_per_episode",
-              "context_overflows", "errors", "paper_gpt35")
+              "context_overflows", "errors", "paper_gpt35", "infra_failures")
 
 
 def to_csv(tables: Tables) -> str:
@@ -219,5 +228,5 @@ def to_csv(tables: Tables) -> str:
                                  row.episodes, row.first_successes, row.successes, f"{row.rate:.4f}",
                                  f"{row.steps:.4f}", f"{row.llm_calls:.4f}", f"{row.prompt_tokens:.2f}",
                                  f"{row.completion_tokens:.2f}", row.context_overflows,
-                                 row.errors, "" if row.paper is None else f"{row.paper:.2f}"])
+                                 row.errors, "" if row.paper is None else f"{row.paper:.2f}", row.infra])
     return buffer.getvalue()

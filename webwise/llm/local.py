@@ -119,7 +119,16 @@ class LocalModel:
             raise LLMError(f"{self.name}: malformed result from llama.cpp: {one_line(result)[:120]}") from None
 
     def close(self) -> None:
-        """Stop llama.cpp's loop and free the model (the C++ destructor joins its threads)."""
-        with self._lock:
+        """Stop llama.cpp's loop and free the model (the C++ destructor joins its threads).
+
+        A call still generating, one that an interrupted bench abandoned, is not waited for:
+        waiting here kept an interrupted bench computing for minutes. The model then stays
+        loaded until the process ends, which ends the generation with it.
+        """
+        if not self._lock.acquire(blocking=False):
+            return
+        try:
             self._server = None
+        finally:
+            self._lock.release()
 

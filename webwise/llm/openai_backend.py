@@ -3,7 +3,10 @@
 The official ``openai`` client does the HTTP; its own retries are switched off so that tenacity
 (:mod:`webwise.llm.retry`) is the only retry layer and the attempt count means what it says.
 Every failure leaves as one line: :class:`ContextOverflow` when the prompt does not fit,
-:class:`LLMError` for everything else.
+:class:`EndpointError` when the endpoint cannot be reached, hangs past the call's deadline,
+keeps failing (5xx, 429) or answers with junk (an infrastructure fault: the bench reruns
+the episode), :class:`LLMError` for the rest (a reply with no text, a request refused).
+Messages name the endpoint's URL, so a typo in ``OPENAI_BASE_URL`` shows.
 """
 
 from __future__ import annotations
@@ -13,10 +16,10 @@ import re
 import time
 
 import openai
-from openai.types.chat import ChatCompletion
-from tenacity import Retrying, retry_if_exception, stop_after_attempt
+from openai.types.chat import ChatCompletion, ChatCompletionMessage
+from tenacity import Retrying, retry_if_exception, stop_after_attempt, stop_before_delay
 
-from webwise.errors import ConfigError, ContextOverflow, LLMError
+from webwise.errors import ConfigError, ContextOverflow, EndpointError, LLMError
 from webwise.llm.base import ChatReply, ChatRequest, estimate_tokens, one_line
 from webwise.llm.retry import BackoffWait, RetryPolicy, is_retryable
 
@@ -47,7 +50,7 @@ def _env_number(name: str, default: float) -> float:
 
 
 def policy_from_env() -> tuple[float, RetryPolicy]:
-    """Per-attempt timeout and retry policy from WEBWISE_LLM_TIMEOUT / _RETRIES / _BACKOFF / _MAX_WAIT."""
+    """Per-attempt timeout and retry policy from WEBWISE_LLM_TIMEOUT / _RETRIES / _BACKOFF / _MAX_WAIT / _DEADLINE."""
     timeout = _env_number("WEBWISE_LLM_TIMEOUT", DEFAULT_TIMEOUT)
     default = RetryPolicy()
     return timeout, RetryPolicy(
@@ -55,6 +58,7 @@ def policy_from_env() -> tuple[float, RetryPolicy]:
         backoff=_env_number("WEBWISE_LLM_BACKOFF", default.backoff),
         max_backoff=default.max_backoff,
         max_retry_after=_env_number("WEBWISE_LLM_MAX_WAIT", default.max_retry_after),
+        deadline=_env_number("WEBWISE_LLM_DEADLINE", default.deadline),
     )
 
 
@@ -90,7 +94,7 @@ class OpenAIModel:
     ) -> None:
         self.name = f"openai:{model}"
         self.model = model
-        self.policy = policy
+        self.policy, self.timeout = policy, timeout
         self.client = openai.OpenAI(
             api_key=api_key or os.environ.get("OPENAI_API_KEY") or PLACEHOLDER_KEY,
             base_url=base_url or os.environ.get("OPENAI_BASE_URL") or None,
@@ -98,35 +102,51 @@ class OpenAIModel:
             max_retries=0,
         )
 
+    @property
+    def url(self) -> str:
+        return str(self.client.base_url).rstrip("/")
+
     def complete(self, request: ChatRequest) -> ChatReply:
         start = time.perf_counter()
+        deadline = time.monotonic() + self.policy.deadline
         retrying = Retrying(
             retry=retry_if_exception(is_retryable),
-            stop=stop_after_attempt(self.policy.retries + 1),
+            stop=stop_after_attempt(self.policy.retries + 1) | stop_before_delay(self.policy.deadline),
             wait=BackoffWait(self.policy),
             reraise=True,
         )
         try:
-            completion = retrying(self._create, request)
+            completion = retrying(self._create, request, deadline)
         except openai.APIStatusError as exc:
             detail = one_line(_status_message(exc))
             if _is_overflow(exc):
                 raise ContextOverflow(f"{self.name}: prompt does not fit the context window: {detail}") from None
             if exc.status_code in (401, 403, 404):  # wrong key or model: every later call would fail too
-                raise ConfigError(f"{self.name}: HTTP {exc.status_code}: {detail} "
+                raise ConfigError(f"{self.name}: HTTP {exc.status_code} from {self.url}: {detail} "
                                   "(check OPENAI_API_KEY, OPENAI_BASE_URL and the model name)") from None
-            raise LLMError(f"{self.name}: HTTP {exc.status_code}: {detail}") from None
+            failed = EndpointError if is_retryable(exc) else LLMError
+            raise failed(f"{self.name}: HTTP {exc.status_code} from {self.url}{self._tries(retrying)}: "
+                         f"{detail}") from None
         except openai.APITimeoutError:
-            raise LLMError(f"{self.name}: timed out after {self.policy.retries + 1} attempts") from None
+            raise EndpointError(f"{self.name}: no answer from {self.url}{self._tries(retrying)} "
+                                f"(WEBWISE_LLM_TIMEOUT {self.timeout:g} s an attempt, "
+                                f"WEBWISE_LLM_DEADLINE {self.policy.deadline:g} s a call)") from None
         except openai.APIConnectionError as exc:
-            attempts = self.policy.retries + 1
-            raise LLMError(f"{self.name}: connection failed after {attempts} attempts: {one_line(exc)}") from None
+            raise EndpointError(f"{self.name}: cannot connect to {self.url}{self._tries(retrying)}: "
+                                f"{one_line(exc.__cause__ or exc)}") from None
         except (openai.OpenAIError, ValueError) as exc:  # ValueError: a body that is not JSON
-            raise LLMError(f"{self.name}: malformed response: {one_line(exc)}") from None
+            raise EndpointError(f"{self.name}: malformed response from {self.url}: {one_line(exc)}") from None
         attempts = retrying.statistics.get("attempt_number", 1)
         return self._reply(completion, request, time.perf_counter() - start, attempts)
 
-    def _create(self, request: ChatRequest) -> object:
+    @staticmethod
+    def _tries(retrying: Retrying) -> str:
+        attempts = retrying.statistics.get("attempt_number", 1)
+        return f" after {attempts} attempts" if attempts > 1 else ""
+
+    def _create(self, request: ChatRequest, deadline: float) -> object:
+        """One attempt, cut short where the call's deadline comes before the attempt's timeout."""
+        timeout = max(0.01, min(self.timeout, deadline - time.monotonic()))
         return self.client.chat.completions.create(
             model=self.model,
             messages=request.messages,  # type: ignore[arg-type]
@@ -134,6 +154,7 @@ class OpenAIModel:
             max_tokens=request.max_tokens,
             stop=list(request.stop) if request.stop else openai.omit,
             seed=request.seed if request.seed is not None else openai.omit,
+            timeout=timeout,
         )
 
     def _reply(self, completion: object, request: ChatRequest, seconds: float, attempts: int) -> ChatReply:
@@ -141,9 +162,14 @@ class OpenAIModel:
         choices = getattr(completion, "choices", None) if isinstance(completion, ChatCompletion) else None
         message = getattr(choices[0], "message", None) if choices else None
         text = getattr(message, "content", None)
+        if isinstance(message, ChatCompletionMessage) and text is None:  # e.g. a refusal or a tool call: the model said nothing
+            finish = getattr(choices[0], "finish_reason", None)  # type: ignore[index]
+            raise LLMError(f"{self.name}: the reply from {self.url} has no text "
+                           f"(message content null, finish_reason {finish!r})")
         if not isinstance(text, str):
-            got = one_line(completion, 120)
-            raise LLMError(f"{self.name}: malformed response: no choices[0].message.content in {got}")
+            got = type(completion).__name__ if not isinstance(completion, str) else one_line(completion, 120)
+            raise EndpointError(f"{self.name}: malformed response from {self.url}: "
+                                f"no choices[0].message.content in {got}")
         usage = getattr(completion, "usage", None)
         prompt_tokens = getattr(usage, "prompt_tokens", None)
         completion_tokens = getattr(usage, "completion_tokens", None)

@@ -41,7 +41,9 @@ class ReplayModel:
 
     @classmethod
     def from_file(cls, path: Path) -> "ReplayModel":
-        return cls(load_replies(path), f"replay:{path}")
+        """Named by the file's resolved path: the name is part of an episode's identity, which
+        must not depend on how the path was spelled (``a.json``, ``./a.json``, a symlink)."""
+        return cls(load_replies(path), f"replay:{path.expanduser().resolve()}")
 
     def complete(self, request: ChatRequest) -> ChatReply:
         replies = self.replies.get(request.task, self.replies.get("*"))

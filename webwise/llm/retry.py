@@ -3,7 +3,9 @@
 Transient failures (rate limits, timeouts, 5xx, dropped connections) are retried with
 exponential backoff and jitter, so that many workers hitting one endpoint spread out
 instead of retrying in lock step. A server's ``Retry-After`` wins over the backoff, capped
-so that a misbehaving server cannot park a benchmark for an hour.
+so that a misbehaving server cannot park a benchmark for an hour. A deadline bounds the
+whole call, attempts and waits together: without it a hung endpoint cost the per-attempt
+timeout times the attempts, 751 s a call with the defaults.
 """
 
 from __future__ import annotations
@@ -23,12 +25,13 @@ RETRYABLE_STATUS = frozenset({408, 429})
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """How many attempts and how long to wait between them (seconds)."""
+    """How many attempts, how long to wait between them, and how long the whole call may take (seconds)."""
 
     retries: int = 5
     backoff: float = 1.0
     max_backoff: float = 30.0
     max_retry_after: float = 60.0
+    deadline: float = 300.0
 
 
 def is_retryable(exc: BaseException) -> bool:
