@@ -182,6 +182,22 @@ def test_typing_what_the_field_already_holds_does_not_double_it(env: MiniWoBEnv)
     assert input_value(env, "#username") == "other" and executor.records[-1].note is None
 
 
+def test_without_guards_typing_and_caption_clicks_run_as_written(env: MiniWoBEnv) -> None:
+    """``guards=False``: a held value is typed again, and typing after another field's caption goes on."""
+    env.reset("login-user", 1)
+    executor = Executor(env, filtered_summary, guards=False)
+    executor.start()
+    executor.click("input_text", "username")
+    executor.enter_text("someone")
+    executor.enter_text("someone")
+    assert input_value(env, "#username") == "someonesomeone"
+    executor.click("label", "Password")
+    executor.enter_text("!")
+    assert input_value(env, "#username") == "someonesomeone!"
+    executor.caption_misses.add(("label", "Password"))
+    assert executor.caption_fixes() == {}
+
+
 def test_enter_text_with_newline_presses_enter(env: MiniWoBEnv) -> None:
     executor = start(env, "enter-text", 2)
     word = re.search(r'"(.*)"', env.utterance).group(1)

@@ -56,6 +56,9 @@ class Settings:
     limits: Limits = field(default_factory=Limits)
     screenshot_dir: Path | None = None
     store_dir: Path | None = None
+    #: The program-rewriting guards (see :attr:`webwise.actions.Executor.guards`); False runs
+    #: programs literally. The episode records it, and the bench keeps the two apart.
+    guards: bool = True
 
 
 def check_method(method: str, examples: str) -> None:
@@ -82,7 +85,7 @@ class Agent:
         """
         check_method(method, examples)
         episode = Episode(task=task, seed=seed, method=method, examples=examples, llm=self.llm.name,
-                          max_trials=self.settings.trials)
+                          max_trials=self.settings.trials, guards=self.settings.guards)
         started = time.monotonic()
         try:
             self._run(episode)
@@ -129,7 +132,8 @@ class Agent:
         Returns the steps, the page state each of them started on, and the outcome.
         """
         episode.utterance = self.env.reset(episode.task, episode.seed)
-        executor = Executor(self.env, VIEWS[episode.method], caption_misses=memory.caption_misses)
+        executor = Executor(self.env, VIEWS[episode.method], caption_misses=memory.caption_misses,
+                            guards=self.settings.guards)
         observation = executor.start()
         planned = correction.programs if correction else ()
         history: list[PastStep] = []

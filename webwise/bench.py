@@ -9,7 +9,7 @@ loaded once: with ``local`` every worker gets the same model object behind a loc
 ``DIR/results.jsonl`` is the only state. Each finished episode is one ``os.write`` of one
 line under a lock, then fsync, so a kill -9 loses at most the line being written, and that
 torn tail is cut off and rerun by ``--resume``. An episode is identified by (task, seed,
-method, examples, llm, trials); resume runs exactly the planned keys not yet in the file.
+method, examples, llm, trials, guards); resume runs exactly the planned keys not yet in the file.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from webwise.tasks import html_root
 
 RESULTS = "results.jsonl"
 SCREENSHOTS = "screenshots"
-Key = tuple[str, int, str, str, str, int]
+Key = tuple[str, int, str, str, str, int, bool]
 
 
 @dataclass(frozen=True)
@@ -54,8 +54,8 @@ class Job:
     method: str
     examples: str
 
-    def key(self, llm: str, trials: int) -> Key:
-        return (self.task, self.seed, self.method, self.examples, llm, trials)
+    def key(self, llm: str, trials: int, guards: bool) -> Key:
+        return (self.task, self.seed, self.method, self.examples, llm, trials, guards)
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,7 @@ class BenchConfig:
     resume: bool = False
     max_steps: int = 5
     trials: int = 1
+    guards: bool = True
     remote_url: str | None = None
     page_host: str = "127.0.0.1"
     progress: TextIO | None = None  # None: whatever sys.stderr is when the bench runs
@@ -87,8 +88,9 @@ class BenchConfig:
 
 
 def record_key(record: dict[str, Any]) -> Key:
+    """The episode's identity; records from before ``guards`` was kept ran with the guards on."""
     return (record["task"], int(record["seed"]), record["method"], record["examples"], record["llm"],
-            int(record.get("max_trials", 1)))
+            int(record.get("max_trials", 1)), bool(record.get("guards", True)))
 
 
 def read_results(path: Path, *, repair: bool = False) -> list[dict[str, Any]]:
@@ -262,7 +264,7 @@ class Bench:
 
     def __init__(self, config: BenchConfig) -> None:
         self.config = config
-        self.settings = Settings(max_steps=config.max_steps, trials=config.trials,
+        self.settings = Settings(max_steps=config.max_steps, trials=config.trials, guards=config.guards,
                                  screenshot_dir=config.out / SCREENSHOTS)
         self.stop = threading.Event()
         self.jobs: queue.Queue[Job] = queue.Queue()
@@ -296,7 +298,7 @@ class Bench:
     def _run(self, plan: list[Job], existing: list[dict[str, Any]], first: ChatModel) -> int:
         config = self.config
         done = {record_key(r) for r in existing}
-        pending = [job for job in plan if job.key(first.name, self.config.trials) not in done]
+        pending = [job for job in plan if job.key(first.name, config.trials, config.guards) not in done]
         already = len(plan) - len(pending)
         print(f"bench: {len(plan)} episodes planned, {already} already in {config.out / RESULTS}, "
               f"{len(pending)} to run with {config.llm} on {min(config.workers, len(pending))} worker(s)",

@@ -85,6 +85,8 @@ class Episode:
     error: str | None = None
     success_first_trial: bool = False
     max_trials: int = 1
+    #: Whether the program-rewriting guards ran (``--no-guards`` turns them off).
+    guards: bool = True
     trials: list[Trial] = field(default_factory=list)
     trace: list[Step] = field(default_factory=list)
 
