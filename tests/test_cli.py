@@ -111,3 +111,14 @@ def test_unsolved_run_exits_1_and_says_replies_ran_out(tmp_path: Path, capsys: p
     out = capsys.readouterr().out
     assert code == 1
     assert "NOT SOLVED" in out and "replay file has only 1 replies" in out
+
+
+def test_manual_examples_for_a_task_that_has_none_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before any browser or model starts; in a bench plan too, before any episode runs."""
+    assert main(["solve", "--task", "click-pie-nodelay", "--llm", "replay:x.json"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("webwise: error: no hand-written example for click-pie-nodelay: ") and err.count("\n") == 1
+    assert main(["bench", "--tasks", "click-button,click-pie-nodelay", "--llm", "replay:x.json",
+                 "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err == err
+    assert not (tmp_path / "out").exists()

@@ -68,6 +68,20 @@ def check_method(method: str, examples: str) -> None:
         raise ConfigError(f"unknown examples mode {examples!r}; choose one of {', '.join(EXAMPLE_MODES)}")
 
 
+def load_examples(task: str, mode: str, store_dir: Path | None = None) -> list[examples.Example]:
+    """The examples ``mode`` shows for ``task``.
+
+    ``manual`` without the task's example, or ``auto`` without a store, is a
+    :class:`ConfigError`; a store that holds nothing for the task yet gives none (the run
+    is zero-shot and its trace says so), since harvesting fills stores task by task.
+    """
+    if mode == "manual":
+        return examples.load_manual(task)
+    if mode == "auto":
+        return store.load(task, store_dir)
+    return []
+
+
 #: Step statuses that end a trial; "no change", "exception" and "progress" let it go on.
 ENDING_STATUSES = ("solved", "failed", "cycle")
 
@@ -180,14 +194,10 @@ class Agent:
         return steps, seen[:len(steps)], executor.outcome
 
     def _examples(self, episode: Episode) -> tuple[list[PromptExample], str | None]:
-        """The task's examples for the prompt, and a trace note when none were found."""
-        if episode.examples == "none":
-            return [], None
-        if episode.examples == "manual":
-            loaded = examples.load_manual(episode.task)
-        else:
-            loaded = store.load(episode.task, self.settings.store_dir)
-        note = None if loaded else f"no {episode.examples} example for {episode.task}; running zero-shot"
+        """The task's examples for the prompt, and a trace note when a store had none for it."""
+        loaded = load_examples(episode.task, episode.examples, self.settings.store_dir)
+        empty = not loaded and episode.examples != "none"
+        note = f"no {episode.examples} example for {episode.task}; running zero-shot" if empty else None
         shown = [PromptExample(e.instruction, e.steps, solved_before=e.source != "manual") for e in loaded]
         return shown, note
 

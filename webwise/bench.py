@@ -33,7 +33,7 @@ from typing import Any, Callable, Iterator, Sequence, TextIO
 from selenium.common.exceptions import WebDriverException
 
 from webwise import tables
-from webwise.agent import Settings, check_method
+from webwise.agent import Settings, check_method, load_examples
 from webwise.environment import BrowserDied
 from webwise.episode import Episode
 from webwise.errors import ConfigError, WebwiseError
@@ -83,6 +83,8 @@ class BenchConfig:
         """Same task and method next to each other, so a worker's browser rarely reloads a page."""
         for method, examples in itertools.product(self.methods, self.examples):
             check_method(method, examples)
+        for task, examples in itertools.product(self.tasks, self.examples):
+            load_examples(task, examples)  # a task without its examples fails the plan, not the run
         combinations = itertools.product(self.tasks, self.methods, self.examples, self.seeds)
         return [Job(t, s, m, e) for t, m, e, s in combinations]
 

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Callable, NoReturn, Sequence
 
-from webwise.agent import EXAMPLE_MODES, Settings, check_method
+from webwise.agent import EXAMPLE_MODES, Settings, check_method, load_examples
 from webwise.environment import BrowserDied
 from webwise.episode import Episode
 from webwise.errors import ConfigError, WebwiseError
@@ -215,6 +215,7 @@ def _solve(args: argparse.Namespace) -> int:
 
     check_task(args.task)
     check_method(args.method, args.examples)
+    load_examples(args.task, args.examples, args.store)  # before the browser and the model start
     settings = Settings(max_steps=args.max_steps, trials=args.trials, screenshot_dir=args.screenshots,
                         store_dir=args.store, guards=args.guards)
     with Session(args.llm, settings) as session:

@@ -62,6 +62,7 @@ def harvest(tasks: list[str], *, trials: int = 10, llm: str | ChatModel = "local
             method: str = "webwise", seed_start: int = 0, max_steps: int = 5, guards: bool = True,
             progress: Callable[[str], None] = lambda line: None) -> list[TaskHarvest]:
     """Run zero-shot trials per task and keep what solves the task twice."""
+    store_dir = store.writable(store_dir)
     settings = Settings(max_steps=max_steps, store_dir=store_dir, guards=guards)
     reports = []
     with Session(llm, settings) as session:
