@@ -84,7 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--max-steps", type=positive_int, default=5, help="programs per trial (webwise method)")
     solve.add_argument("--trials", type=positive_int, default=1,
                        help="attempts from a fresh reset of the same seed, with reflection between them (default 1)")
-    solve.add_argument("--store", type=directory, default=None, help="harvested-example store (default incontext/auto)")
+    solve.add_argument("--store", type=directory, default=None, help="harvested-example store to read (default incontext/auto)")
     solve.add_argument("--screenshots", type=directory, default=None, help="save a PNG after each step here")
     add_guards(solve)
     solve.add_argument("--json", action="store_true", help="print the episode record as one JSON object")
@@ -93,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     harvest.add_argument("--tasks", required=True, help="paper48, all, or a comma-separated list of tasks")
     harvest.add_argument("--trials", type=positive_int, default=10, help="zero-shot trials per task (default 10)")
     harvest.add_argument("--llm", default="local", help=LLM_HELP)
-    harvest.add_argument("--store", type=directory, default=None, help="example store (default incontext/auto)")
+    harvest.add_argument("--store", type=directory, default=None, help="example store to write (default: the checkout's incontext/auto; needed when installed)")
     harvest.add_argument("--method", default="webwise", choices=METHODS, help="method of the trials (default webwise)")
     harvest.add_argument("--seed-start", type=non_negative_int, default=0, help="seed of the first trial (default 0)")
     harvest.add_argument("--max-steps", type=positive_int, default=5, help="programs per trial (webwise method)")

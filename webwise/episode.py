@@ -1,7 +1,7 @@
 """The episode record: what happened, step by step, and what it cost.
 
-This is the episode JSON of DESIGN.md: ``webwise solve --json`` prints it, the bench
-appends it to ``results.jsonl``, the report renders it. Fields are only ever added.
+This is the episode JSON (docs/episode-json.md): ``webwise solve --json`` prints it, the
+bench appends it to ``results.jsonl``, the report renders it. Fields are only ever added.
 """
 
 from __future__ import annotations
