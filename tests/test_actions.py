@@ -182,6 +182,22 @@ def test_typing_what_the_field_already_holds_does_not_double_it(env: MiniWoBEnv)
     assert input_value(env, "#username") == "other" and executor.records[-1].note is None
 
 
+def test_without_guards_typing_and_caption_clicks_run_as_written(env: MiniWoBEnv) -> None:
+    """``guards=False``: a held value is typed again, and typing after another field's caption goes on."""
+    env.reset("login-user", 1)
+    executor = Executor(env, filtered_summary, guards=False)
+    executor.start()
+    executor.click("input_text", "username")
+    executor.enter_text("someone")
+    executor.enter_text("someone")
+    assert input_value(env, "#username") == "someonesomeone"
+    executor.click("label", "Password")
+    executor.enter_text("!")
+    assert input_value(env, "#username") == "someonesomeone!"
+    executor.caption_misses.add(("label", "Password"))
+    assert executor.caption_fixes() == {}
+
+
 def test_enter_text_with_newline_presses_enter(env: MiniWoBEnv) -> None:
     executor = start(env, "enter-text", 2)
     word = re.search(r'"(.*)"', env.utterance).group(1)
@@ -238,12 +254,23 @@ def test_time_input_accepts_human_forms(env: MiniWoBEnv, typed: str, value: str)
     assert input_value(env, "#tt") == value
 
 
+#: Whether the first button whose text is arguments[0] lies wholly inside the viewport.
+IN_VIEW = """
+var button = Array.from(document.querySelectorAll('button')).find(b => b.textContent.trim() === arguments[0]);
+var r = button.getBoundingClientRect();
+return r.top >= 0 && r.bottom <= window.innerHeight;
+"""
+
+
 def test_scroll_brings_text_into_view(env: MiniWoBEnv) -> None:
-    executor = start(env, "scroll-text-2", 0)
-    env.script("window.scrollTo(0, 0); document.querySelectorAll('*').forEach(e => e.scrollTop = 0);")
-    texts = [e for e in env.observe()[0] if e["deep_text"]]
-    last = texts[-1]["deep_text"].split()[-1]
-    executor.scroll(last)
+    """A spacer above the task pushes its buttons below the fold; scroll brings the named one back."""
+    executor = start(env, "click-button", 4)
+    env.script("var spacer = document.createElement('div'); spacer.style.height = '3000px';"
+               "document.body.insertBefore(spacer, document.body.firstChild); window.scrollTo(0, 0);")
+    name = env.utterance.split('"')[1]
+    assert env.script(IN_VIEW, name) is False
+    executor.scroll(name)
+    assert env.script(IN_VIEW, name) is True
     with pytest.raises(ActionError, match="no element contains"):
         executor.scroll("zzzz-not-on-the-page")
 

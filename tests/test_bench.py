@@ -317,3 +317,14 @@ def test_sigterm_stops_the_bench_like_ctrl_c_and_leaves_no_browser(replay: Path,
     assert process.returncode == 130 and "interrupted;" in err and "--resume runs the rest" in err
     assert (out / "tables.md").exists() and 3 <= len(keys(out)) < 160
     assert children and not [pid for pid in children if Path(f"/proc/{pid}").exists()]
+
+
+def test_episodes_with_and_without_guards_are_kept_apart() -> None:
+    """A run without guards is another episode and another column; old records ran with them."""
+    old = {"task": "click-button", "seed": 0, "method": "webwise", "examples": "none", "llm": "m",
+           "success": True, "steps": 1}
+    literal = {**old, "guards": False, "success": False}
+    assert record_key(old) == record_key({**old, "guards": True}) != record_key(literal)
+    assert Job("click-button", 0, "webwise", "none").key("m", 1, True) == record_key(old)
+    computed = tables.compute([old, literal])
+    assert [column.label(False) for column in computed.groups] == ["webwise / none", "webwise / none, no guards"]

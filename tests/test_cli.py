@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
 import json
+import re
 import subprocess
 import sys
 from importlib import metadata
@@ -10,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from webwise.cli import main
+from webwise.cli import build_parser, main
 from webwise.tasks import PAPER48
 
 WEBWISE = str(Path(sys.executable).parent / "webwise")
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture()
@@ -111,3 +114,37 @@ def test_unsolved_run_exits_1_and_says_replies_ran_out(tmp_path: Path, capsys: p
     out = capsys.readouterr().out
     assert code == 1
     assert "NOT SOLVED" in out and "replay file has only 1 replies" in out
+
+
+def test_manual_examples_for_a_task_that_has_none_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before any browser or model starts; in a bench plan too, before any episode runs."""
+    assert main(["solve", "--task", "click-pie-nodelay", "--llm", "replay:x.json"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("webwise: error: no hand-written example for click-pie-nodelay: ") and err.count("\n") == 1
+    assert main(["bench", "--tasks", "click-button,click-pie-nodelay", "--llm", "replay:x.json",
+                 "--out", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err == err
+    assert not (tmp_path / "out").exists()
+
+
+def documented_options(text: str) -> dict[str, set[str]]:
+    """The options docs/cli.md's synopsis (its first indented block) gives each command."""
+    synopsis = text.split("\n\n")[1]
+    options: dict[str, set[str]] = {}
+    command = ""
+    for line in synopsis.splitlines():
+        words = line.split()
+        if words[0] == "webwise":
+            command = words[1]
+            options[command] = set()
+        options[command] |= set(re.findall(r"--[a-z0-9-]+", line))
+    return options
+
+
+def test_the_documented_synopsis_is_the_parser() -> None:
+    """docs/cli.md lists every option of every command, and nothing the parser lacks."""
+    subparsers = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    actual = {name: {option for action in parser._actions for option in action.option_strings
+                     if option.startswith("--") and option != "--help"}
+              for name, parser in subparsers.choices.items()}
+    assert documented_options((ROOT / "docs" / "cli.md").read_text(encoding="utf-8")) == actual

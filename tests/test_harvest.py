@@ -98,11 +98,19 @@ def test_auto_prompt_shows_harvested_programs(tmp_path: Path, capsys: pytest.Cap
 
 
 def test_auto_with_empty_store_runs_zero_shot_and_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "empty").mkdir()
     main(["solve", "--task", "click-button", "--seed", "5", "--examples", "auto", "--store", str(tmp_path / "empty"),
           "--llm", replay(tmp_path, {"*": [GENERAL]}), "--json"])
     record = json.loads(capsys.readouterr().out)
     assert record["trace"][0]["note"] == "no auto example for click-button; running zero-shot"
     assert "solved before" not in record["trace"][0]["prompt"][1]["content"]
+
+
+def test_auto_without_a_store_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A mistyped --store must not turn an auto run into a zero-shot one."""
+    assert main(["solve", "--task", "click-button", "--examples", "auto", "--store", str(tmp_path / "typo"),
+                 "--llm", "replay:x.json"]) == 2
+    assert capsys.readouterr().err == f"webwise: error: no example store at {tmp_path / 'typo'}\n"
 
 
 def test_harvest_bad_task_list_exits_2(capsys: pytest.CaptureFixture[str]) -> None:

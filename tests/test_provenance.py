@@ -20,7 +20,7 @@ def version_of(tree: Path) -> list[str]:
 
 def test_the_version_follows_the_sources_and_ignores_the_rest(tmp_path: Path) -> None:
     tree = tmp_path / "copy"
-    for part in ("webwise", "api_stubs", "sandbox", "incontext/manual"):
+    for part in ("webwise", "api_stubs", "sandbox", "incontext"):
         shutil.copytree(ROOT / part, tree / part, ignore=shutil.ignore_patterns("__pycache__"))
     code, commit = version_of(tree)
     assert code == version_of(ROOT)[0]  # same files, same version, wherever they are

@@ -270,3 +270,35 @@ def test_refs_stay_unique_across_episodes(session: webwise.Session) -> None:
     # 7 then 8 then 0, 7, 8: on seed 8 the menu item's ref collided with the live region's
     outcomes = [session.run("use-autocomplete", seed, "webwise", "none").success for seed in (7, 8, 2, 0, 7, 8)]
     assert all(outcomes), outcomes
+
+
+# -- the program-rewriting guards ---------------------------------------------------------------
+
+#: Check every box, then uncheck those the task does not name: each unwanted box is clicked
+#: twice on purpose, which the checkbox guard takes for a small model's slip.
+CHECK_ALL_THEN_UNCHECK = """```python
+import re
+wanted = re.search(r'Select (.*) and click Submit', task).group(1)
+words = [e['text'] for e in observation if e['tag'] == 't']
+for word in words:
+    click('label', word)
+for word in words:
+    if word not in re.findall(r'[^ ,]+', wanted):
+        click('label', word)
+click('button', 'Submit')
+```"""
+
+
+@pytest.mark.parametrize("guards, solved", [(True, False), (False, True)])
+def test_no_guards_runs_a_program_that_unchecks_a_box_as_written(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], guards: bool, solved: bool) -> None:
+    """click-checkboxes seed 0 ("Select HF2"): the program checks AU and HF2, then unchecks AU."""
+    replies = tmp_path / "replies.json"
+    replies.write_text(json.dumps({"click-checkboxes": [CHECK_ALL_THEN_UNCHECK]}))
+    flag = [] if guards else ["--no-guards"]
+    code, record, err = run_cli(capsys, "--task", "click-checkboxes", "--seed", "0", "--examples", "none",
+                                "--max-steps", "1", "--llm", f"replay:{replies}", *flag)
+    assert (code, record["success"], record["guards"]) == (0 if solved else 1, solved, guards), err
+    unchecks = [a for a in record["trace"][0]["actions"] if a["args"] == ["label", "AU"]]
+    assert len(unchecks) == 2
+    assert (unchecks[1]["note"] or "").startswith("not clicked") is guards

@@ -157,6 +157,12 @@ class Executor:
     focus: dom.Element | None = None
     elements: list[dom.Element] = field(default_factory=list)
     caption_misses: set[tuple[str, str]] = field(default_factory=set)
+    #: The guards that make a program do less than it says, for small models' habits: a
+    #: checkbox flips at most once per program, a held value is not typed again, typing
+    #: right after a click on another field's caption is refused, and caption clicks that
+    #: focused nothing before go to their field (:meth:`caption_fixes`). False runs
+    #: programs literally, as program API v1 reads.
+    guards: bool = True
 
     def start(self) -> list[dom.Element]:
         """Begin an episode: forget flags, remember initial values, observe."""
@@ -184,8 +190,8 @@ class Executor:
         trials); each is looked up on the current page, so a caption that names no field
         here is left alone.
         """
-        fixes = {}
-        for tag, text in self.caption_misses:
+        fixes: dict[tuple[str, str], str] = {}
+        for tag, text in self.caption_misses if self.guards else ():
             found = _captioned_call(self.elements, tag, text)
             if found is not None:
                 fixes[(tag, text)] = found[2]
@@ -275,7 +281,7 @@ class Executor:
                               else str(exc)) from None
         parent = target["parent"] if target["ref"] < 0 else None
         x, y = target["left"] + target["width"] / 2, target["top"] + target["height"] / 2
-        flipped = [record.flipped for record in self.records[:-1] if record.flipped]
+        flipped = [record.flipped for record in self.records[:-1] if record.flipped and self.guards]
         problem, box, skipped = self.env.script(_CLICK_JS, target["ref"], x, y, parent, flipped)
         if problem:
             raise ActionError(f"click({tag!r}, {text!r}): {problem}")
@@ -316,7 +322,7 @@ class Executor:
         field typed into before, and the text would land there.
         """
         if self.focus is not None and self.focus["tag"] in dom.TYPABLE:
-            advice = self._caption_advice(self.focus["ref"])
+            advice = self._caption_advice(self.focus["ref"]) if self.guards else None
             if advice:
                 raise ActionError(f"not typed: the focus is still on another field ({self.focus['tag']}); {advice}")
             tag = self.focus["tag"]
@@ -365,7 +371,7 @@ class Executor:
         enter = text.endswith("\n")
         body = text[:-1] if enter else text
         held_value = self.focus["value"] if self.focus is not None and self.focus["ref"] == ref else ""
-        held = bool(body) and held_value == body
+        held = self.guards and bool(body) and held_value == body
         if held:
             body = ""
         elif kind in _SET_KINDS:

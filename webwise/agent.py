@@ -56,6 +56,9 @@ class Settings:
     limits: Limits = field(default_factory=Limits)
     screenshot_dir: Path | None = None
     store_dir: Path | None = None
+    #: The program-rewriting guards (see :attr:`webwise.actions.Executor.guards`); False runs
+    #: programs literally. The episode records it, and the bench keeps the two apart.
+    guards: bool = True
 
 
 def check_method(method: str, examples: str) -> None:
@@ -63,6 +66,20 @@ def check_method(method: str, examples: str) -> None:
         raise ConfigError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
     if examples not in EXAMPLE_MODES:
         raise ConfigError(f"unknown examples mode {examples!r}; choose one of {', '.join(EXAMPLE_MODES)}")
+
+
+def load_examples(task: str, mode: str, store_dir: Path | None = None) -> list[examples.Example]:
+    """The examples ``mode`` shows for ``task``.
+
+    ``manual`` without the task's example, or ``auto`` without a store, is a
+    :class:`ConfigError`; a store that holds nothing for the task yet gives none (the run
+    is zero-shot and its trace says so), since harvesting fills stores task by task.
+    """
+    if mode == "manual":
+        return examples.load_manual(task)
+    if mode == "auto":
+        return store.load(task, store_dir)
+    return []
 
 
 #: Step statuses that end a trial; "no change", "exception" and "progress" let it go on.
@@ -82,7 +99,7 @@ class Agent:
         """
         check_method(method, examples)
         episode = Episode(task=task, seed=seed, method=method, examples=examples, llm=self.llm.name,
-                          max_trials=self.settings.trials)
+                          max_trials=self.settings.trials, guards=self.settings.guards)
         started = time.monotonic()
         try:
             self._run(episode)
@@ -129,7 +146,8 @@ class Agent:
         Returns the steps, the page state each of them started on, and the outcome.
         """
         episode.utterance = self.env.reset(episode.task, episode.seed)
-        executor = Executor(self.env, VIEWS[episode.method], caption_misses=memory.caption_misses)
+        executor = Executor(self.env, VIEWS[episode.method], caption_misses=memory.caption_misses,
+                            guards=self.settings.guards)
         observation = executor.start()
         planned = correction.programs if correction else ()
         history: list[PastStep] = []
@@ -176,14 +194,10 @@ class Agent:
         return steps, seen[:len(steps)], executor.outcome
 
     def _examples(self, episode: Episode) -> tuple[list[PromptExample], str | None]:
-        """The task's examples for the prompt, and a trace note when none were found."""
-        if episode.examples == "none":
-            return [], None
-        if episode.examples == "manual":
-            loaded = examples.load_manual(episode.task)
-        else:
-            loaded = store.load(episode.task, self.settings.store_dir)
-        note = None if loaded else f"no {episode.examples} example for {episode.task}; running zero-shot"
+        """The task's examples for the prompt, and a trace note when a store had none for it."""
+        loaded = load_examples(episode.task, episode.examples, self.settings.store_dir)
+        empty = not loaded and episode.examples != "none"
+        note = f"no {episode.examples} example for {episode.task}; running zero-shot" if empty else None
         shown = [PromptExample(e.instruction, e.steps, solved_before=e.source != "manual") for e in loaded]
         return shown, note
 

@@ -9,7 +9,7 @@ loaded once: with ``local`` every worker gets the same model object behind a loc
 ``DIR/results.jsonl`` is the only state. Each finished episode is one ``os.write`` of one
 line under a lock, then fsync, so a kill -9 loses at most the line being written, and that
 torn tail is cut off and rerun by ``--resume``. An episode is identified by (task, seed,
-method, examples, llm, trials); resume runs exactly the planned keys not yet in the file.
+method, examples, llm, trials, guards); resume runs exactly the planned keys not yet in the file.
 
 An episode that ended on an infrastructure failure (``infra_error``: the endpoint or the
 browser failed, not the agent) is kept in the file until ``--resume`` plans it again; then
@@ -41,7 +41,7 @@ from typing import Any, Callable, Iterator, Sequence, TextIO
 from selenium.common.exceptions import WebDriverException
 
 from webwise import tables
-from webwise.agent import Settings, check_method
+from webwise.agent import Settings, check_method, load_examples
 from webwise.environment import BrowserDied
 from webwise.episode import Episode
 from webwise.errors import ConfigError, Interrupted, WebwiseError
@@ -52,7 +52,7 @@ from webwise.tasks import html_root
 
 RESULTS = "results.jsonl"
 SCREENSHOTS = "screenshots"
-Key = tuple[str, int, str, str, str, int]
+Key = tuple[str, int, str, str, str, int, bool]
 #: The most episodes one bench plans: its job list is built in memory (about 200 bytes a job).
 MAX_EPISODES = 1_000_000
 #: Episodes in a row ending on an infrastructure failure that stop the bench.
@@ -68,8 +68,8 @@ class Job:
     method: str
     examples: str
 
-    def key(self, llm: str, trials: int) -> Key:
-        return (self.task, self.seed, self.method, self.examples, llm, trials)
+    def key(self, llm: str, trials: int, guards: bool) -> Key:
+        return (self.task, self.seed, self.method, self.examples, llm, trials, guards)
 
 
 @dataclass(frozen=True)
@@ -84,6 +84,7 @@ class BenchConfig:
     resume: bool = False
     max_steps: int = 5
     trials: int = 1
+    guards: bool = True
     remote_url: str | None = None
     page_host: str = "127.0.0.1"
     progress: TextIO | None = None  # None: whatever sys.stderr is when the bench runs
@@ -100,13 +101,16 @@ class BenchConfig:
         if planned > MAX_EPISODES:
             raise ConfigError(f"{planned} episodes planned; a bench runs at most {MAX_EPISODES}: "
                               "pass fewer --seeds or tasks")
+        for task, examples in itertools.product(self.tasks, self.examples):
+            load_examples(task, examples)  # a task without its examples fails the plan, not the run
         combinations = itertools.product(self.tasks, self.methods, self.examples, self.seeds)
         return [Job(t, s, m, e) for t, m, e, s in combinations]
 
 
 def record_key(record: dict[str, Any]) -> Key:
+    """The episode's identity; records from before ``guards`` was kept ran with the guards on."""
     return (record["task"], int(record["seed"]), record["method"], record["examples"], record["llm"],
-            int(record.get("max_trials", 1)))
+            int(record.get("max_trials", 1)), bool(record.get("guards", True)))
 
 
 def read_results(path: Path, *, repair: bool = False) -> list[dict[str, Any]]:
@@ -316,7 +320,7 @@ class Bench:
 
     def __init__(self, config: BenchConfig) -> None:
         self.config = config
-        self.settings = Settings(max_steps=config.max_steps, trials=config.trials,
+        self.settings = Settings(max_steps=config.max_steps, trials=config.trials, guards=config.guards,
                                  screenshot_dir=config.out / SCREENSHOTS)
         self.stop = threading.Event()
         self.jobs: queue.Queue[Job] = queue.Queue()
@@ -362,13 +366,13 @@ class Bench:
 
     def _run(self, plan: list[Job], existing: list[dict[str, Any]], first: ChatModel) -> int:
         config = self.config
-        keys = {job.key(first.name, config.trials) for job in plan}
+        keys = {job.key(first.name, config.trials, config.guards) for job in plan}
         faults = [r for r in existing if r.get("infra_error") and record_key(r) in keys]
         if faults:
             existing = [r for r in existing if not (r.get("infra_error") and record_key(r) in keys)]
             rewrite_results(config.out / RESULTS, existing)
         done = {record_key(r) for r in existing}
-        pending = [job for job in plan if job.key(first.name, config.trials) not in done]
+        pending = [job for job in plan if job.key(first.name, config.trials, config.guards) not in done]
         already = len(plan) - len(pending)
         again = f" ({len(faults)} of them after an infrastructure failure)" if faults else ""
         print(f"bench: {len(plan)} episodes planned, {already} already in {config.out / RESULTS}, "

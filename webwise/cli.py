@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 from typing import Callable, NoReturn, Sequence
 
-from webwise.agent import EXAMPLE_MODES, Settings, check_method
+from webwise.agent import EXAMPLE_MODES, Settings, check_method, load_examples
 from webwise.environment import MAX_SEED, BrowserDied
 from webwise.episode import Episode
 from webwise.errors import ConfigError, WebwiseError
@@ -72,6 +72,13 @@ def directory(text: str) -> Path:
     return path
 
 
+def add_guards(parser: argparse.ArgumentParser) -> None:
+    """``--no-guards``: run programs as written, without the rewriting that helps small models."""
+    parser.add_argument("--no-guards", dest="guards", action="store_false",
+                        help="run programs literally: no checkbox flip-back guard, no skipped retyping, "
+                             "no caption-click redirect or caption typing refusal")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="webwise", description="A program-synthesis web agent on MiniWoB++ tasks.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -86,24 +93,26 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--max-steps", type=positive_int, default=5, help="programs per trial (webwise method)")
     solve.add_argument("--trials", type=positive_int, default=1,
                        help="attempts from a fresh reset of the same seed, with reflection between them (default 1)")
-    solve.add_argument("--store", type=directory, default=None, help="harvested-example store (default incontext/auto)")
+    solve.add_argument("--store", type=directory, default=None, help="harvested-example store to read (default incontext/auto)")
     solve.add_argument("--screenshots", type=directory, default=None, help="save a PNG after each step here")
+    add_guards(solve)
     solve.add_argument("--json", action="store_true", help="print the episode record as one JSON object")
 
     harvest = commands.add_parser("harvest", help="zero-shot trials that store solved programs as examples (ACG)")
     harvest.add_argument("--tasks", required=True, help="paper48, all, or a comma-separated list of tasks")
     harvest.add_argument("--trials", type=positive_int, default=10, help="zero-shot trials per task (default 10)")
     harvest.add_argument("--llm", default="local", help=LLM_HELP)
-    harvest.add_argument("--store", type=directory, default=None, help="example store (default incontext/auto)")
+    harvest.add_argument("--store", type=directory, default=None, help="example store to write (default: the checkout's incontext/auto; needed when installed)")
     harvest.add_argument("--method", default="webwise", choices=METHODS, help="method of the trials (default webwise)")
     harvest.add_argument("--seed-start", type=seed, default=0, help="seed of the first trial (default 0)")
     harvest.add_argument("--max-steps", type=positive_int, default=5, help="programs per trial (webwise method)")
+    add_guards(harvest)
 
     bench = commands.add_parser(
         "bench", help="tasks x seeds x methods x example modes over K workers, resumable",
         description="Append every episode to OUT/results.jsonl, then print the tables and write them to "
                     "OUT/tables.md and OUT/tables.csv. `webwise report OUT` regenerates the tables and writes "
-                    "OUT/report.html. An episode is (task, seed, method, examples, llm, trials).")
+                    "OUT/report.html. An episode is (task, seed, method, examples, llm, trials, guards).")
     bench.add_argument("--tasks", required=True, help="paper48, all, or a comma-separated list of tasks")
     bench.add_argument("--seeds", type=positive_int, default=1, help="seeds per task (default 1)")
     bench.add_argument("--seed-start", type=seed, default=0, help="first seed (default 0)")
@@ -123,6 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--max-steps", type=positive_int, default=5, help="programs per trial (webwise method)")
     bench.add_argument("--trials", type=positive_int, default=1,
                        help="attempts per episode with reflection between them; tables show success at trial 1 too")
+    add_guards(bench)
 
     report = commands.add_parser("report", help="write DIR/report.html and regenerate DIR/tables.md and .csv",
                                  description="A self-contained HTML report of a bench directory: the tables and "
@@ -163,7 +173,7 @@ def _harvest(args: argparse.Namespace) -> int:
 
     tasks = parse_task_list(args.tasks)
     reports = harvest(tasks, trials=args.trials, llm=args.llm, store_dir=args.store, method=args.method,
-                      seed_start=args.seed_start, max_steps=args.max_steps,
+                      seed_start=args.seed_start, max_steps=args.max_steps, guards=args.guards,
                       progress=lambda line: print(line, file=sys.stderr, flush=True))
     print("task\ttrials\tsolved\tkept\tduplicates\tfailed_check\tstored")
     for r in reports:
@@ -197,7 +207,8 @@ def _bench(args: argparse.Namespace) -> int:
     status = run_bench(BenchConfig(tasks=parse_task_list(args.tasks), seeds=seeds, methods=args.methods,
                                    examples=args.examples, llm=args.llm, out=args.out, workers=args.workers,
                                    resume=args.resume, max_steps=args.max_steps, trials=args.trials,
-                                   remote_url=args.remote, page_host=args.page_host))
+                                   guards=args.guards, remote_url=args.remote,
+                                   page_host=args.page_host))
     if status == 130:
         _exit_past_abandoned_calls(status)
     return status
@@ -237,8 +248,9 @@ def _solve(args: argparse.Namespace) -> int:
 
     check_task(args.task)
     check_method(args.method, args.examples)
+    load_examples(args.task, args.examples, args.store)  # before the browser and the model start
     settings = Settings(max_steps=args.max_steps, trials=args.trials, screenshot_dir=args.screenshots,
-                        store_dir=args.store)
+                        store_dir=args.store, guards=args.guards)
     with Session(args.llm, settings) as session:
         if not args.json:
             print(f"solving {args.task} (seed {args.seed}, method {args.method}, examples {args.examples}, "

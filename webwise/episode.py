@@ -1,7 +1,7 @@
 """The episode record: what happened, step by step, and what it cost.
 
-This is the episode JSON of DESIGN.md: ``webwise solve --json`` prints it, the bench
-appends it to ``results.jsonl``, the report renders it. Fields are only ever added.
+This is the episode JSON (docs/episode-json.md): ``webwise solve --json`` prints it, the
+bench appends it to ``results.jsonl``, the report renders it. Fields are only ever added.
 """
 
 from __future__ import annotations
@@ -90,6 +90,8 @@ class Episode:
     infra_error: str | None = None
     success_first_trial: bool = False
     max_trials: int = 1
+    #: Whether the program-rewriting guards ran (``--no-guards`` turns them off).
+    guards: bool = True
     trials: list[Trial] = field(default_factory=list)
     trace: list[Step] = field(default_factory=list)
 

@@ -16,13 +16,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import incontext
 from webwise.errors import ConfigError
 
-#: The checkout the package runs from (an editable install): the in-context examples live
-#: beside the package, not inside it, so that harvesting writes into the repository.
-CHECKOUT = Path(__file__).resolve().parent.parent
-#: The repository's hand-written examples.
-MANUAL_DIR = CHECKOUT / "incontext" / "manual"
+#: The in-context examples, a data package of their own: the checkout's ``incontext/`` under
+#: an editable install, the installed copy under a plain ``pip install``.
+INCONTEXT = Path(incontext.__file__).resolve().parent
+#: The source checkout webwise runs from; None when it runs from an installed copy, whose
+#: files are not the repository's (no git, nothing to harvest into).
+CHECKOUT: Path | None = INCONTEXT.parent if (INCONTEXT.parent / "pyproject.toml").is_file() else None
+#: The hand-written examples, one per task of the paper's 48.
+MANUAL_DIR = INCONTEXT / "manual"
 
 #: Keys every observed element carries (program API v1 plus the summary's flags).
 ELEMENT_KEYS = ("ref", "tag", "text", "id", "classes", "value", "clicked", "modified")
@@ -48,10 +52,18 @@ class Example:
 
 
 def load_manual(task: str, directory: Path = MANUAL_DIR) -> list[Example]:
-    """The hand-written examples for ``task``; empty when it has none (the run is then k=0)."""
-    path = Path(directory) / f"{task}.json"
+    """The hand-written example for ``task``, as a list of one.
+
+    A task without one is a :class:`ConfigError`, never a quiet k=0 run: a k=1 number
+    measured without its example would be a k=0 number under the wrong name.
+    """
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise ConfigError(f"the hand-written examples are missing ({directory} is not a directory); reinstall webwise")
+    path = directory / f"{task}.json"
     if not path.is_file():
-        return []
+        raise ConfigError(f"no hand-written example for {task}: --examples manual covers the paper's 48 tasks "
+                          "(webwise tasks --paper48); use --examples none or auto")
     example = load_example(path)
     if example.task != task:
         raise ConfigError(f"{path}: names task {example.task!r}, expected {task!r}")

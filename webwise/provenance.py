@@ -67,7 +67,7 @@ def _sources() -> Iterator[tuple[str, Path]]:
 
 def _git(*args: str) -> str:
     """git's answer about the checkout; empty without one (an installed wheel) or without git."""
-    if not (CHECKOUT / ".git").exists():
+    if CHECKOUT is None or not (CHECKOUT / ".git").exists():
         return ""
     try:
         done = subprocess.run(["git", "-C", str(CHECKOUT), *args], capture_output=True, text=True, timeout=10,

@@ -3,7 +3,9 @@
 One JSON file per task under the store directory, holding a list of examples in the
 schema of ``incontext/manual`` plus provenance. Writes take an exclusive lock on the
 store and replace the task's file atomically, so concurrent harvests never corrupt it.
-The default store is ``incontext/auto``.
+The default store is ``incontext/auto``: in a checkout the repository's, which ``harvest``
+writes into; in an installed copy the shipped one, read-only data, so ``harvest`` there
+needs a ``--store`` of its own.
 """
 
 from __future__ import annotations
@@ -17,10 +19,10 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from webwise.errors import ConfigError
-from webwise.examples import CHECKOUT, Example, Step
+from webwise.examples import CHECKOUT, INCONTEXT, Example, Step
 from webwise.extraction import normal
 
-DEFAULT_STORE = CHECKOUT / "incontext" / "auto"
+DEFAULT_STORE = INCONTEXT / "auto"
 #: The paper keeps at most two harvested programs per task.
 MAX_PER_TASK = 2
 
@@ -42,7 +44,10 @@ def _read(path: Path) -> list[dict[str, Any]]:
 
 
 def load(task: str, directory: Path | None = None) -> list[Example]:
-    """The harvested examples of ``task`` (empty when none are stored)."""
+    """The harvested examples of ``task``: empty when the store has none for it, a
+    :class:`ConfigError` when there is no store at all (a mistyped ``--store``)."""
+    if not (directory or DEFAULT_STORE).is_dir():
+        raise ConfigError(f"no example store at {directory or DEFAULT_STORE}")
     path = task_file(task, directory)
     try:
         return [Example(task=task, instruction=e["instruction"],
@@ -50,6 +55,20 @@ def load(task: str, directory: Path | None = None) -> list[Example]:
                         source="auto", note=e.get("note", "")) for e in _read(path)]
     except (KeyError, TypeError) as exc:
         raise ConfigError(f"harvested examples in {path} are malformed: missing {exc}") from None
+
+
+def writable(directory: Path | None) -> Path:
+    """Where a harvest writes: ``directory``, else the checkout's store.
+
+    An installed copy's store is package data, replaced by the next install; harvesting
+    into it would lose the examples, so there the store must be named.
+    """
+    if directory is not None:
+        return directory
+    if CHECKOUT is None:
+        raise ConfigError("harvest needs --store DIR here: webwise runs from an installed copy, whose "
+                          "incontext/auto is read-only package data")
+    return DEFAULT_STORE
 
 
 def programs_key(entry: dict[str, Any]) -> tuple[str, ...]:

@@ -43,10 +43,13 @@ class ColumnSet:
     method: str
     examples: str
     trials: int = 1
+    #: Episodes run without the program-rewriting guards are a column of their own.
+    guards: bool = True
 
     def label(self, with_llm: bool) -> str:
         trials = f", T={self.trials}" if self.trials > 1 else ""
-        return f"{self.method} / {self.examples}{trials}" + (f" ({self.llm})" if with_llm else "")
+        guards = "" if self.guards else ", no guards"
+        return f"{self.method} / {self.examples}{trials}{guards}" + (f" ({self.llm})" if with_llm else "")
 
 
 @dataclass(frozen=True)
@@ -135,11 +138,12 @@ def compute(records: Iterable[dict[str, Any]]) -> Tables:
     code: Counter[str] = Counter()
     for record in records:
         code[described(record)] += 1
-        column = ColumnSet(record["llm"], record["method"], record["examples"], int(record.get("max_trials", 1)))
+        column = ColumnSet(record["llm"], record["method"], record["examples"], int(record.get("max_trials", 1)),
+                           bool(record.get("guards", True)))
         by_set.setdefault(column, []).append(record)
     groups: dict[ColumnSet, list[Row]] = {}
     tasks: dict[ColumnSet, list[Row]] = {}
-    for column in sorted(by_set, key=lambda c: (c.llm, c.method, c.examples, c.trials)):
+    for column in sorted(by_set, key=lambda c: (c.llm, c.method, c.examples, c.trials, not c.guards)):
         chosen = by_set[column]
         per_task: dict[str, list[dict[str, Any]]] = {}
         for record in chosen:

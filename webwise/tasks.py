@@ -8,7 +8,7 @@ from pathlib import Path
 
 from webwise.errors import ConfigError
 
-#: The paper's 48 tasks, grouped by how many API calls they need (DESIGN.md).
+#: The paper's 48 tasks, grouped by how many API calls they need (as in the paper's Table 2).
 PAPER_GROUPS: dict[str, tuple[str, ...]] = {
     "1": ("click-button", "click-button-sequence", "click-dialog", "click-dialog-2", "click-link",
           "click-tab", "click-test", "click-test-2", "click-test-transfer", "click-widget",
