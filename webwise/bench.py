@@ -140,17 +140,16 @@ class ResultsFile:
 class SharedModel:
     """One model object for every worker thread: the embedded model is loaded once per process.
 
-    Calls are serialized by a lock; ``close`` is a no-op because a session closing must not
+    The model bounds its own concurrency (the embedded one runs one call per slot, see
+    ``webwise.llm.local.Tuning``); ``close`` is a no-op because a session closing must not
     close the model under the others; the bench closes the wrapped model at the end.
     """
 
     def __init__(self, model: ChatModel) -> None:
         self.model, self.name = model, model.name
-        self._lock = threading.Lock()
 
     def complete(self, request: ChatRequest) -> ChatReply:
-        with self._lock:
-            return self.model.complete(request)
+        return self.model.complete(request)
 
     def close(self) -> None:
         """The bench owns the wrapped model."""
@@ -287,7 +286,7 @@ class Bench:
                 raise ConfigError(f"{path} already holds {len(existing)} episodes: pass --resume to continue, "
                                   "or choose another --out")
             read_results(path, repair=True)  # cut a torn last line before appending after it
-            first = make_llm(config.llm)
+            first = make_llm(config.llm, callers=min(config.workers, len(plan)) or 1)
             try:
                 return self._run(plan, existing, first)
             finally:
