@@ -6,6 +6,7 @@ Needs the assembled model: ``python -m webwise.model_assets ensure 0.5b``.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -82,3 +83,41 @@ def test_default_solve_with_the_embedded_model() -> None:
     assert record["llm"].startswith("local:")
     assert record["llm_calls"] >= 1 and record["prompt_tokens"] > 0
     assert result.returncode == 0 and record["success"], record["trace"][-1]
+
+
+COPY = ("Here are the page's link texts: 'Rutrum', 'Sed pellentesque', 'Odio viverra', 'Quis ligula', "
+        "'Aliquam erat', 'Tincidunt lorem'. Write a program that puts all of them, in this order, into a "
+        "list named links and prints it.")
+
+
+def test_two_callers_keep_their_own_prompt_prefixes() -> None:
+    """A bench's workers alternate calls on different tasks: with one slot each call evicted the
+    other's prefix; with a slot per calling thread a worker's next call finds its own cached."""
+    llm = make_llm("local:0.5b", callers=2)
+    first, other = ask(COPY + " Use a for loop.", max_tokens=8), ask("Print the first ten squares.", max_tokens=8)
+    try:
+        with ThreadPoolExecutor(1) as worker_a, ThreadPoolExecutor(1) as worker_b:
+            worker_a.submit(llm.complete, first).result()
+            worker_b.submit(llm.complete, other).result()
+            again = worker_a.submit(llm.complete, first).result()
+            assert again.extra["cached_prompt_tokens"] >= again.prompt_tokens - 1
+            both = [worker_a.submit(llm.complete, other), worker_b.submit(llm.complete, first)]  # at once
+            assert all(call.result().completion_tokens > 0 for call in both)
+    finally:
+        llm.close()
+
+
+def test_ngram_drafts_give_the_same_reply_with_tokens_accepted(model: ChatModel,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Drafting from n-grams of the prompt only saves time: at temperature 0 the reply is the
+    one the model writes without it."""
+    request = ask(COPY, max_tokens=120)
+    plain = model.complete(request)
+    monkeypatch.setenv("WEBWISE_LOCAL_DRAFT", "ngram")
+    drafted_model = make_llm("local:0.5b")
+    try:
+        drafted = drafted_model.complete(request)
+    finally:
+        drafted_model.close()
+    assert drafted.text == plain.text
+    assert drafted.extra["draft_accepted"] > 0 and plain.extra["draft_tokens"] == 0

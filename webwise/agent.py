@@ -22,9 +22,9 @@ from sandbox import ActionReply, Limits, RunResult, Sandbox
 from webwise import dom, examples, store
 from webwise.actions import ActionError, Executor
 from webwise.environment import BrowserDied, MiniWoBEnv, Outcome
-from webwise.episode import Episode, Step, Trial, call_text
+from webwise.episode import Call, Episode, Step, Trial, call_text
 from webwise.errors import ConfigError, ContextOverflow, EndpointError, LLMError
-from webwise.extraction import ExtractionError, extract_program, normal, rewrite_clicks
+from webwise.extraction import ExtractionError, chars_past_block, extract_program, normal, rewrite_clicks
 from webwise.llm.base import ChatModel, ChatReply, ChatRequest, Message
 from webwise.reflection import Correction, FailureMemory, parse_reflection, reflection_messages
 from webwise.prompts import METHODS, PastStep, PromptExample, build_messages, task_message
@@ -260,9 +260,11 @@ class Agent:
         return ChatRequest(messages, temperature=temperature, max_tokens=self.settings.max_tokens, stop=STOP,
                            task=episode.task, call_index=episode.llm_calls, seed=seed)
 
-    def _complete(self, episode: Episode, request: ChatRequest, step: Step | None = None) -> ChatReply | None:
-        """One model call; a failure is recorded as the episode's error and ends it (an endpoint's
-        failure as its ``infra_error`` too)."""
+    def _complete(self, episode: Episode, request: ChatRequest, step: Step | None = None,
+                  trial: int = 0) -> ChatReply | None:
+        """One model call, recorded in ``episode.calls``; a failure is recorded as the episode's
+        error and ends it (an endpoint's failure as its ``infra_error`` too). A call without
+        ``step`` is the review after trial ``trial``."""
         try:
             reply = self.llm.complete(request)
         except LLMError as exc:
@@ -276,6 +278,7 @@ class Agent:
         episode.llm_calls += 1
         episode.prompt_tokens += reply.prompt_tokens
         episode.completion_tokens += reply.completion_tokens
+        episode.calls.append(_call_record(reply, step, trial))
         return reply
 
     def _reflect(self, episode: Episode, trial: Trial, steps: list[Step], pages: list[str], memory: FailureMemory,
@@ -290,7 +293,8 @@ class Agent:
         """
         messages = reflection_messages(episode.method, episode.utterance, steps, trial.ending,
                                        demonstrate=demonstrate)
-        reply = self._complete(episode, self._request(episode, messages, self.settings.temperature))
+        reply = self._complete(episode, self._request(episode, messages, self.settings.temperature),
+                               trial=trial.trial)
         correction = parse_reflection(reply.text, steps) if reply is not None else None
         repeated = correction is not None and correction.repeats(steps)
         if correction is not None and repeated:
@@ -374,6 +378,24 @@ class ActionHandler:
             return ActionReply(error=f"{name} failed in the browser: {message}")
         return ActionReply(value=value, rebind={"observation": self.executor.observation},
                            stop=self.executor.outcome.done)
+
+
+def _call_record(reply: ChatReply, step: Step | None, trial: int) -> Call:
+    """What one call cost, from the reply and the timings its backend reports in ``extra``."""
+    extra = reply.extra
+
+    def number(key: str, kind: type) -> Any:
+        value = extra.get(key)
+        return kind(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+    finish = extra.get("finish_reason")
+    return Call(kind="step" if step is not None else "review", trial=step.trial if step is not None else trial,
+                step=step.index if step is not None else None, seconds=round(reply.seconds, 3),
+                prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
+                cached_tokens=number("cached_prompt_tokens", int), prompt_ms=number("prompt_ms", float),
+                generate_ms=number("generate_ms", float), draft_tokens=number("draft_tokens", int),
+                draft_accepted=number("draft_accepted", int), finish=finish if isinstance(finish, str) else None,
+                past_block=chars_past_block(reply.text), from_cache=reply.cached)
 
 
 def _redirect(program: str | None, executor: Executor) -> tuple[str | None, str | None]:

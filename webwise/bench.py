@@ -167,23 +167,22 @@ class SharedModel:
     waiting out a hung endpoint or a minutes-long local generation. The abandoned call
     ends with the process (the CLI exits without joining it, see ``webwise.cli``).
 
-    With ``local`` every worker shares one wrapper, so calls are serialized by its lock and
-    the embedded model is loaded once per process. A wrapper that does not ``own`` its model
+    With ``local`` every worker shares one wrapper, so the embedded model is loaded once per
+    process; it bounds its own concurrency (one call per slot, see
+    ``webwise.llm.local.Tuning``). A wrapper that does not ``own`` its model
     leaves it open on ``close``: a session closing must not close the model under the
     others; the bench closes the first model itself.
     """
 
     def __init__(self, model: ChatModel, stop: threading.Event, *, owns: bool = False) -> None:
         self.model, self.name, self.stop, self.owns = model, model.name, stop, owns
-        self._lock = threading.Lock()
 
     def complete(self, request: ChatRequest) -> ChatReply:
         answer: queue.Queue[tuple[ChatReply | None, BaseException | None]] = queue.Queue(maxsize=1)
 
         def call() -> None:
             try:
-                with self._lock:
-                    answer.put((self.model.complete(request), None))
+                answer.put((self.model.complete(request), None))
             except BaseException as exc:  # handed to the waiting worker, which raises it
                 answer.put((None, exc))
 
@@ -358,7 +357,7 @@ class Bench:
                 raise ConfigError(f"{path} already holds {len(existing)} episodes: pass --resume to continue, "
                                   "or choose another --out")
             read_results(path, repair=True)  # cut a torn last line before appending after it
-            first = make_llm(config.llm)
+            first = make_llm(config.llm, callers=min(config.workers, len(plan)) or 1)
             try:
                 return self._run(plan, existing, first)
             finally:

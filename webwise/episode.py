@@ -49,6 +49,33 @@ def call_text(action: dict[str, Any]) -> str:
 
 
 @dataclass
+class Call:
+    """One model call and where its time went, so a run's cost can be read off its trace.
+
+    ``cached_tokens`` of the ``prompt_tokens`` were reused from the server's prompt cache
+    and not computed again; ``prompt_ms`` and ``generate_ms`` split the server's time (the
+    embedded model reports both, a hosted endpoint neither: None). ``past_block`` counts
+    the reply's characters after its code block closed, generation that bought nothing.
+    ``from_cache`` marks a reply answered by the on-disk response cache (no model ran).
+    """
+
+    kind: str  # "step" (a program) or "review" (the reflection between trials)
+    trial: int
+    step: int | None
+    seconds: float
+    prompt_tokens: int
+    completion_tokens: int
+    cached_tokens: int | None = None
+    prompt_ms: float | None = None
+    generate_ms: float | None = None
+    draft_tokens: int | None = None
+    draft_accepted: int | None = None
+    finish: str | None = None
+    past_block: int = 0
+    from_cache: bool = False
+
+
+@dataclass
 class Trial:
     """One attempt of the episode from a fresh reset of the same seed."""
 
@@ -94,6 +121,7 @@ class Episode:
     guards: bool = True
     trials: list[Trial] = field(default_factory=list)
     trace: list[Step] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)
 
     def add_step(self, step: Step) -> None:
         self.trace.append(step)

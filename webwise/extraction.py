@@ -253,3 +253,14 @@ def _literal_click(node: ast.Call) -> tuple[str, str] | None:
     tag, text = (arg.value if isinstance(arg, ast.Constant) else None for arg in node.args)
     return (tag, text) if isinstance(tag, str) and isinstance(text, str) else None
 
+
+
+def chars_past_block(reply: str) -> int:
+    """Characters of ``reply`` after its first code block closes (0 when none closes).
+
+    The agent stops generation at the closing fence, so this is what a reply spent past
+    the program anyway: a block closed without the newline the stop sequence waits for,
+    then more text.
+    """
+    match = _FENCE.search(reply)
+    return len(reply) - match.end() if match else 0

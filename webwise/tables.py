@@ -95,10 +95,67 @@ class Tables:
     tasks: dict[ColumnSet, list[Row]]
     #: Episodes per code version and commit (see :mod:`webwise.provenance`); two versions mean a mixed table.
     code: dict[str, int] = field(default_factory=dict)
+    #: Where the model's time went, per column set (records that carry per-call timings only).
+    costs: dict[ColumnSet, "Cost"] = field(default_factory=dict)
 
     @property
     def many_llms(self) -> bool:
         return len({c.llm for c in self.groups}) > 1
+
+
+@dataclass(frozen=True)
+class Cost:
+    """Means per model call that a model ran (calls the response cache answered are left out).
+
+    ``computed`` is prompt tokens the model had to process, the rest came from its prompt
+    cache; ``past_block`` is the share of replies that went on after their code block.
+    """
+
+    calls: int
+    seconds: float
+    prompt_tokens: float
+    computed: float | None
+    prompt_s: float | None
+    generated: float
+    generate_s: float | None
+    drafted: float | None
+    accepted: float | None
+    past_block: float
+
+    HEADER = ("calls", "s/call", "prompt tokens/call", "computed (not cached)/call", "prompt s/call",
+              "generated tokens/call", "generate s/call", "drafted/accepted tokens/call", "replies past the block")
+
+    def cells(self) -> list[str]:
+        def shown(value: float | None, digits: int = 1) -> str:
+            return "-" if value is None else f"{value:.{digits}f}"
+
+        drafted = "-" if self.drafted is None else f"{self.drafted:.1f}/{shown(self.accepted)}"
+        return [str(self.calls), f"{self.seconds:.2f}", f"{self.prompt_tokens:.0f}", shown(self.computed, 0),
+                shown(self.prompt_s, 2), f"{self.generated:.1f}", shown(self.generate_s, 2), drafted,
+                f"{self.past_block:.0%}"]
+
+
+def cost(records: Iterable[dict[str, Any]]) -> Cost | None:
+    """Per-call means over the ``calls`` of ``records``; None when no record carries them."""
+    calls = [c for r in records for c in r.get("calls") or () if not c.get("from_cache")]
+    if not calls:
+        return None
+
+    def mean(key: str) -> float | None:
+        values = [float(c[key]) for c in calls if c.get(key) is not None]
+        return sum(values) / len(values) if len(values) == len(calls) else None
+
+    def seconds(key: str) -> float | None:
+        ms = mean(key)
+        return None if ms is None else ms / 1000
+
+    cached = mean("cached_tokens")
+    prompt = mean("prompt_tokens") or 0.0
+    return Cost(calls=len(calls), seconds=mean("seconds") or 0.0, prompt_tokens=prompt,
+                computed=None if cached is None else prompt - cached, prompt_s=seconds("prompt_ms"),
+                generated=mean("completion_tokens") or 0.0, generate_s=seconds("generate_ms"),
+                drafted=mean("draft_tokens") or None, accepted=mean("draft_accepted"),
+                past_block=sum(1 for c in calls if c.get("past_block")) / len(calls))
 
 
 def paper_rate(method: str, examples: str, group: str) -> float | None:
@@ -143,8 +200,11 @@ def compute(records: Iterable[dict[str, Any]]) -> Tables:
         by_set.setdefault(column, []).append(record)
     groups: dict[ColumnSet, list[Row]] = {}
     tasks: dict[ColumnSet, list[Row]] = {}
+    costs: dict[ColumnSet, Cost] = {}
     for column in sorted(by_set, key=lambda c: (c.llm, c.method, c.examples, c.trials, not c.guards)):
         chosen = by_set[column]
+        if (spent := cost(chosen)) is not None:
+            costs[column] = spent
         per_task: dict[str, list[dict[str, Any]]] = {}
         for record in chosen:
             per_task.setdefault(record["task"], []).append(record)
@@ -158,7 +218,7 @@ def compute(records: Iterable[dict[str, Any]]) -> Tables:
                                  column.trials))
         rows.append(_row("all", "all", chosen, trials=column.trials))
         groups[column] = rows
-    return Tables(groups, tasks, dict(sorted(code.items())))
+    return Tables(groups, tasks, dict(sorted(code.items())), costs)
 
 
 _HEADER = ("success", "steps/ep", "LLM calls/ep", "tokens/ep (prompt+completion)", "context overflows", "errors",
@@ -203,8 +263,10 @@ def markdown(tables: Tables) -> str:
         out += ["Episodes by code version: " + ", ".join(f"{code} {n}" for code, n in tables.code.items()), ""]
     for column, rows in tables.groups.items():
         out += [f"## {column.label(tables.many_llms)}", "",
-                "### By group", "", _md_table(group_header(column.trials), map(group_cells, rows)), "",
-                "### By task", "", _md_table(task_header(column.trials), map(task_cells, tables.tasks[column])), ""]
+                "### By group", "", _md_table(group_header(column.trials), map(group_cells, rows)), ""]
+        if column in tables.costs:
+            out += ["### Model calls", "", _md_table(list(Cost.HEADER), [tables.costs[column].cells()]), ""]
+        out += ["### By task", "", _md_table(task_header(column.trials), map(task_cells, tables.tasks[column])), ""]
     return "\n".join(out)
 
 

@@ -15,8 +15,11 @@ __all__ = ["ChatModel", "ChatReply", "ChatRequest", "Message", "SPECS", "make_ll
 SPECS = "local (the 0.5B), local:0.5b, local:1.5b, local:PATH.gguf, openai:MODEL or replay:FILE"
 
 
-def make_llm(spec: str, cache_dir: Path | None = None) -> ChatModel:
+def make_llm(spec: str, cache_dir: Path | None = None, *, callers: int = 1) -> ChatModel:
     """Build a backend from a ``--llm`` spec, one of :data:`SPECS`.
+
+    ``callers`` is how many threads will call it at once (a bench's workers): the embedded
+    model gets that many slots unless ``WEBWISE_LOCAL_SLOTS`` says otherwise.
 
     Real backends are wrapped in the on-disk response cache when ``cache_dir`` or
     ``WEBWISE_LLM_CACHE`` names a directory; replay never is.
@@ -34,7 +37,7 @@ def make_llm(spec: str, cache_dir: Path | None = None) -> ChatModel:
         timeout, policy = policy_from_env()
         model: ChatModel = OpenAIModel(arg, timeout=timeout, policy=policy)
     elif kind == "local":
-        model = _make_local(arg)
+        model = _make_local(arg, callers)
     else:
         raise ConfigError(f"unknown --llm spec {spec!r}: use {SPECS}")
     cache = cache_dir or (Path(os.environ["WEBWISE_LLM_CACHE"]) if os.environ.get("WEBWISE_LLM_CACHE") else None)
@@ -45,17 +48,18 @@ def make_llm(spec: str, cache_dir: Path | None = None) -> ChatModel:
     return CachedModel(model, cache)
 
 
-def _make_local(arg: str) -> ChatModel:
+def _make_local(arg: str, callers: int) -> ChatModel:
     """``local`` / ``local:SIZE`` load a verified cached model; ``local:PATH.gguf`` loads that file."""
     from webwise import model_assets
-    from webwise.llm.local import LocalModel
+    from webwise.llm.local import LocalModel, Tuning
 
+    tuning = Tuning.from_env(slots=callers)
     size = arg or model_assets.DEFAULT_LOCAL
     if size in model_assets.MODELS:
-        return LocalModel(model_assets.require_model(size), f"local:{size}")
+        return LocalModel(model_assets.require_model(size), f"local:{size}", tuning=tuning)
     if arg.lower().endswith(".gguf"):
         path = Path(arg).expanduser()
         if not path.is_file():
             raise ConfigError(f"--llm local:{arg}: no such model file")
-        return LocalModel(path.resolve(), f"local:{path.resolve()}")
+        return LocalModel(path.resolve(), f"local:{path.resolve()}", tuning=tuning)
     raise ConfigError(f"--llm local:{arg}: expected one of {', '.join(model_assets.MODELS)} or a path ending in .gguf")

@@ -7,6 +7,13 @@ fixed system/API part of every prompt is computed once. The server tokenizes a r
 before generating anything and refuses one that exceeds ``n_ctx``; that refusal becomes
 :class:`ContextOverflow` (the paper's "TLE") at no generation cost.
 
+Where a call's time goes is reported with every reply (``extra``): prompt tokens taken from
+the cache, prompt and generation milliseconds, drafted and accepted tokens. Three knobs
+trade memory for speed (:class:`Tuning`, each also an environment variable): slots (calls
+that run at once, each slot keeping its own cached prefix), a host-RAM cache of prompt
+prefixes that a slot gives up, and speculative decoding that drafts tokens by n-gram
+lookup in the prompt, which programs copy texts from.
+
 The embedded server also opens an HTTP port; we bind it to an ephemeral loopback port and
 never use it.
 """
@@ -16,6 +23,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,19 +37,49 @@ THREADS = 2
 """The target machines have two cores; more threads than cores only adds contention."""
 
 
-def _env_int(name: str, default: int) -> int:
+def _env_int(name: str, default: int, minimum: int = 1) -> int:
     raw = os.environ.get(name, "")
     if not raw:
         return default
-    if not raw.isdigit() or int(raw) < 1:
-        raise ConfigError(f"{name} must be a positive integer, not {raw!r}")
+    if not raw.isdigit() or int(raw) < minimum:
+        kind = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+        raise ConfigError(f"{name} must be {kind}, not {raw!r}")
     return int(raw)
 
 
-class LocalModel:
-    """One llama.cpp model with a single slot; calls are serialized, the prefix cache kept warm."""
+DRAFTS = ("none", "ngram")
+"""Speculative decoding: none, or drafts looked up as n-grams of the prompt and reply so far."""
 
-    def __init__(self, path: Path, name: str, *, n_ctx: int | None = None, threads: int | None = None) -> None:
+
+@dataclass(frozen=True)
+class Tuning:
+    """How the embedded server spends memory for speed; :meth:`from_env` reads the overrides.
+
+    ``slots`` calls run at once (a bench's workers: llama.cpp decodes them in one batch),
+    ``cache_mib`` of host RAM keep the KV state of prompt prefixes a slot moved on from, so
+    callers that alternate between tasks find their own task's prefix again instead of
+    computing it anew (with no host cache one slot holds one prefix), and ``draft`` picks
+    speculative decoding.
+    """
+
+    slots: int = 1
+    cache_mib: int = 1024
+    draft: str = "none"
+
+    @classmethod
+    def from_env(cls, slots: int = 1) -> "Tuning":
+        draft = os.environ.get("WEBWISE_LOCAL_DRAFT", "") or cls.draft
+        if draft not in DRAFTS:
+            raise ConfigError(f"WEBWISE_LOCAL_DRAFT must be one of {', '.join(DRAFTS)}, not {draft!r}")
+        return cls(slots=_env_int("WEBWISE_LOCAL_SLOTS", slots),
+                   cache_mib=_env_int("WEBWISE_LOCAL_CACHE_MIB", cls.cache_mib, minimum=0), draft=draft)
+
+
+class LocalModel:
+    """One llama.cpp model; up to ``tuning.slots`` calls at once, prefix caches kept warm."""
+
+    def __init__(self, path: Path, name: str, *, n_ctx: int | None = None, threads: int | None = None,
+                 tuning: Tuning | None = None) -> None:
         try:
             import xllamacpp
         except ImportError:
@@ -54,17 +92,24 @@ class LocalModel:
         threads = threads or _env_int("WEBWISE_LOCAL_THREADS", THREADS)
         params = xllamacpp.CommonParams()
         params.model.path = str(path)
-        params.n_ctx = self.n_ctx
-        params.n_parallel = 1  # one slot: its KV cache is the prefix cache
+        self.tuning = tuning or Tuning.from_env()
+        params.n_ctx = self.n_ctx * self.tuning.slots  # every slot gets the whole window
+        params.n_parallel = self.tuning.slots  # each slot's KV cache is a prefix cache
+        params.kv_unified = False
+        params.cache_idle_slots = False  # a slot keeps its caller's prefix while the others run
         params.cache_prompt = True
-        params.cache_ram_mib = 0  # no extra host-RAM prompt cache; the slot's own cache suffices
+        params.cache_ram_mib = self.tuning.cache_mib
+        if self.tuning.draft == "ngram":
+            params.speculative.types = [xllamacpp.common_speculative_type.COMMON_SPECULATIVE_TYPE_NGRAM_SIMPLE]
         params.cpuparams.n_threads = threads
         params.cpuparams_batch.n_threads = threads
         params.warmup = False
         params.verbosity = -1  # llama.cpp logs every request otherwise
         params.port = 0  # the embedded HTTP listener: loopback, ephemeral, unused
         params.hostnames = ["127.0.0.1"]
-        self._lock = threading.Lock()
+        self._caller = threading.local()
+        self._callers = 0
+        self._assign = threading.Lock()
         try:
             self._server: Any = xllamacpp.Server(params)
         except RuntimeError as exc:
@@ -76,18 +121,31 @@ class LocalModel:
             "temperature": request.temperature,
             "max_tokens": request.max_tokens,
             "cache_prompt": True,
+            "id_slot": self._slot(),
         }
         if request.stop:
             body["stop"] = list(request.stop)
         if request.seed is not None:
             body["seed"] = request.seed
         start = time.perf_counter()
-        with self._lock:
-            if self._server is None:
-                raise LLMError(f"{self.name}: model already closed")
-            result = self._server.handle_chat_completions(body)
+        server = self._server
+        if server is None:
+            raise LLMError(f"{self.name}: model already closed")
+        result = server.handle_chat_completions(body)
         seconds = time.perf_counter() - start
         return self._reply(result, seconds)
+
+    def _slot(self) -> int:
+        """The calling thread's slot: threads get slots in turn, so each of a bench's workers keeps
+        its own task's prompt prefix (left to itself llama.cpp picks the idle slot whose prefix
+        looks most alike, and with the shared system part every prefix looks alike). Threads
+        beyond the slot count share, and llama.cpp queues their calls."""
+        slot = getattr(self._caller, "slot", None)
+        if slot is None:
+            with self._assign:
+                slot = self._caller.slot = self._callers % self.tuning.slots
+                self._callers += 1
+        return slot
 
     def _reply(self, result: object, seconds: float) -> ChatReply:
         if not isinstance(result, dict):
@@ -113,6 +171,8 @@ class LocalModel:
                     "cached_prompt_tokens": int(timings.get("cache_n", 0)),
                     "prompt_ms": float(timings.get("prompt_ms", 0.0)),
                     "generate_ms": float(timings.get("predicted_ms", 0.0)),
+                    "draft_tokens": int(timings.get("draft_n", 0)),
+                    "draft_accepted": int(timings.get("draft_n_accepted", 0)),
                 },
             )
         except (KeyError, IndexError, TypeError, ValueError):
@@ -122,13 +182,9 @@ class LocalModel:
         """Stop llama.cpp's loop and free the model (the C++ destructor joins its threads).
 
         A call still generating, one that an interrupted bench abandoned, is not waited for:
-        waiting here kept an interrupted bench computing for minutes. The model then stays
-        loaded until the process ends, which ends the generation with it.
+        waiting here kept an interrupted bench computing for minutes. Such a call holds its
+        own reference to the server, which keeps the model loaded until the call returns or
+        the process ends, which ends the generation with it.
         """
-        if not self._lock.acquire(blocking=False):
-            return
-        try:
-            self._server = None
-        finally:
-            self._lock.release()
+        self._server = None
 

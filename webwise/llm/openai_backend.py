@@ -186,8 +186,16 @@ class OpenAIModel:
                 "finish_reason": getattr(choices[0], "finish_reason", None),  # type: ignore[index]
                 "attempts": attempts,
                 "usage_estimated": estimated,
+                **_cached_tokens(usage),
             },
         )
 
     def close(self) -> None:
         self.client.close()
+
+
+def _cached_tokens(usage: object) -> dict[str, int]:
+    """The prompt tokens an endpoint served from its prefix cache, where it says so
+    (``usage.prompt_tokens_details.cached_tokens``: OpenAI, vLLM, llama.cpp's server)."""
+    cached = getattr(getattr(usage, "prompt_tokens_details", None), "cached_tokens", None)
+    return {"cached_prompt_tokens": cached} if isinstance(cached, int) and not isinstance(cached, bool) else {}

@@ -1,0 +1,101 @@
+"""Where a run's model time goes: one record per call in the episode, a table per run.
+
+The embedded model's timings are checked for real in ``test_llm_local.py`` (marked
+``model``); here the records come from the replay backend and from the real ``openai``
+client against the local chat server, through real episodes in headless Chromium.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import webwise
+from chat_server import ChatServer, Response, completion
+from webwise import tables
+from webwise.extraction import chars_past_block
+from webwise.llm import make_llm
+
+SOLVED = "```python\nimport re\nclick('button', re.search(r'\"(.*)\"', task).group(1))\n```"
+
+
+@pytest.mark.parametrize(("reply", "past"), [
+    ("```python\nclick('a', 'b')", 0),  # stopped at the closing fence: nothing past it
+    ("```python\nclick('a', 'b')\n```", 0),
+    ("Here:\n```python\nclick('a', 'b')\n```\nThis clicks b.", len("\nThis clicks b.")),
+    ("no code at all", 0),
+])
+def test_chars_past_block(reply: str, past: int) -> None:
+    assert chars_past_block(reply) == past
+
+
+def test_every_call_of_an_episode_is_recorded(tmp_path: Path) -> None:
+    """A step that raised, a step that solved: one call each, in order, with what it cost."""
+    replies = tmp_path / "replies.json"
+    replies.write_text(json.dumps({"click-button": [
+        "```python\nclick('button', 'no such button')\n```\nThat clicks it.", SOLVED]}))
+    episode = webwise.solve("click-button", seed=1, llm=f"replay:{replies}", examples="none")
+    assert episode.success and episode.llm_calls == 2
+    first, second = episode.calls
+    assert (first.kind, first.step, first.trial) == ("step", 0, 0)
+    assert (second.kind, second.step) == ("step", 1)
+    assert first.past_block == len("\nThat clicks it.") and second.past_block == 0
+    assert first.prompt_tokens == episode.trace[0].prompt_tokens
+    assert first.prompt_ms is None and first.cached_tokens is None  # replay reports no timings
+    assert episode.to_dict()["calls"][1]["kind"] == "step"
+
+
+def test_a_review_between_trials_is_recorded_as_such(tmp_path: Path) -> None:
+    replies = tmp_path / "replies.json"
+    replies.write_text(json.dumps({"click-button": [
+        "```python\nclick('button', 'no such button')\n```", "Step: 1\n```python\nclick('button', 'x')\n```",
+        SOLVED, SOLVED]}))
+    episode = webwise.solve("click-button", seed=2, llm=f"replay:{replies}", examples="none", max_steps=1,
+                            trials=2)
+    kinds = [(call.kind, call.trial) for call in episode.calls]
+    assert ("review", 0) in kinds
+    assert kinds[0] == ("step", 0) and kinds[-1][0] == "step" and kinds[-1][1] == 1
+
+
+def test_cached_prompt_tokens_from_an_openai_compatible_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
+    body = completion(SOLVED, prompt_tokens=900, completion_tokens=30)
+    body["usage"]["prompt_tokens_details"] = {"cached_tokens": 768}
+    with ChatServer([Response(body=body)]) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.delenv("WEBWISE_LLM_CACHE", raising=False)
+        llm = make_llm("openai:test-model")
+        try:
+            episode = webwise.solve("click-button", seed=0, llm=llm, examples="none")
+        finally:
+            llm.close()
+    assert episode.success
+    (call,) = episode.calls
+    assert (call.prompt_tokens, call.cached_tokens, call.completion_tokens) == (900, 768, 30)
+    assert call.finish == "stop"
+
+
+def _record(calls: list[dict[str, object]]) -> dict[str, object]:
+    return {"task": "click-button", "seed": 0, "method": "webwise", "examples": "manual", "llm": "local:0.5b",
+            "success": True, "steps": 1, "llm_calls": len(calls), "calls": calls}
+
+
+def test_the_tables_say_where_the_model_time_went() -> None:
+    call = {"kind": "step", "seconds": 2.0, "prompt_tokens": 1000, "cached_tokens": 800, "prompt_ms": 1200.0,
+            "completion_tokens": 40, "generate_ms": 800.0, "draft_tokens": 0, "draft_accepted": 0, "past_block": 0}
+    records = [_record([call, {**call, "past_block": 12, "cached_tokens": 600}]),
+               _record([{**call, "from_cache": True, "seconds": 0.01}])]  # a cache hit: no model ran
+    spent = tables.cost(records)
+    assert spent is not None and spent.calls == 2
+    assert spent.computed == pytest.approx(300) and spent.prompt_s == pytest.approx(1.2)
+    assert spent.past_block == pytest.approx(0.5) and spent.drafted is None
+    text = tables.markdown(tables.compute(records))
+    assert "### Model calls" in text and "| 2 | 2.00 | 1000 | 300 | 1.20 | 40.0 | 0.80 | - | 50% |" in text
+
+
+def test_records_without_calls_have_no_cost_table() -> None:
+    record = _record([])
+    del record["calls"]
+    assert tables.cost([record]) is None
+    assert "### Model calls" not in tables.markdown(tables.compute([record]))
