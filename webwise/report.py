@@ -18,6 +18,7 @@ from webwise import tables
 from webwise.bench import RESULTS, SCREENSHOTS, read_results, replace_text, write_tables
 from webwise.errors import ConfigError
 from webwise.tasks import PAPER48
+from webwise.untrusted import shown
 
 _CSS = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5em auto; max-width: 70em; color: #222; padding: 0 1em; }
@@ -133,4 +134,5 @@ def _screenshot(name: str | None, screenshots: Path) -> str:
 
 
 def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
+    """HTML of a text from the record: control characters and lone surrogates written out as escapes."""
+    return html.escape(shown(str(text)), quote=True)
