@@ -12,11 +12,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.keys import Keys
 
 from webwise import dom
 from webwise.dates import to_input_value
-from webwise.environment import MiniWoBEnv, Outcome
+from webwise.environment import BrowserDied, MiniWoBEnv, Outcome
 from webwise.matching import NoMatch, captioned_field, find_target, naming_call
 
 # Click the element core.getDOMInfo registered under arguments[0]; a bare text node (ref < 0)
@@ -119,6 +120,19 @@ _SET_KINDS = frozenset({"date", "time", "datetime-local", "month", "week"})
 
 class ActionError(Exception):
     """An action that cannot be performed; the one-line message goes to the program."""
+
+
+def failure(action: str, exc: Exception) -> str:
+    """The program's one line for an action that raised something other than :class:`ActionError`.
+
+    A program's arguments reach code that was not written for them (a digit ``regex`` reads
+    and ``int()`` refuses, a lone surrogate the driver will not send): whatever that raises
+    is the action's error, not the host's crash. Only a dead browser stops the program
+    (:class:`BrowserDied`, raised as it is).
+    """
+    if isinstance(exc, WebDriverException):
+        return f"{action} failed in the browser: {(exc.msg or type(exc).__name__).splitlines()[0]}"
+    return f"{action} failed: {type(exc).__name__}: {exc}"
 
 
 @dataclass
@@ -256,6 +270,11 @@ class Executor:
         except ActionError as exc:
             record.error = str(exc)
             raise
+        except BrowserDied:
+            raise
+        except Exception as exc:  # whatever else the program's arguments provoke is its error too
+            record.error = failure(name, exc)
+            raise ActionError(record.error) from exc
         finally:
             record.ms = round((time.perf_counter() - started) * 1000, 1)
         observation = self.refresh()

@@ -15,12 +15,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from selenium.common.exceptions import WebDriverException
-
 import api_stubs
 from sandbox import ActionReply, Limits, RunResult, Sandbox
 from webwise import dom, examples, store
-from webwise.actions import ActionError, Executor
+from webwise.actions import ActionError, Executor, failure
 from webwise.environment import BrowserDied, MiniWoBEnv, Outcome
 from webwise.episode import Call, Episode, Step, Trial, call_text
 from webwise.errors import ConfigError, ContextOverflow, EndpointError, LLMError
@@ -28,6 +26,7 @@ from webwise.extraction import ExtractionError, chars_past_block, extract_progra
 from webwise.llm.base import ChatModel, ChatReply, ChatRequest, Message
 from webwise.reflection import Correction, FailureMemory, parse_reflection, reflection_messages
 from webwise.prompts import METHODS, PastStep, PromptExample, build_messages, task_message
+from webwise.untrusted import shown
 
 EXAMPLE_MODES: tuple[str, ...] = ("manual", "auto", "none")
 #: Stop generating once the code block closes: generation is half of a local call's time.
@@ -238,7 +237,9 @@ class Agent:
 
     def _ask(self, episode: Episode, step: Step, temperature: float) -> bool:
         """Call the model and extract a program; False when the episode cannot go on."""
-        reply = self._complete(episode, self._request(episode, step.prompt, temperature), step)
+        request = self._request(episode, step.prompt, temperature)
+        step.prompt = request.messages
+        reply = self._complete(episode, request, step)
         if reply is None:
             return False
         step.reply, step.llm_seconds = reply.text, round(step.llm_seconds + reply.seconds, 3)
@@ -255,8 +256,11 @@ class Agent:
     def _request(self, episode: Episode, messages: list[Message], temperature: float) -> ChatRequest:
         """The episode's next call. Above temperature 0 it is seeded with its index in the
         episode, so a rerun draws the same replies (the warm re-asks included) instead of
-        ones from a seed the server picks at random."""
+        ones from a seed the server picks at random. Programs' errors, outputs and earlier
+        replies in the messages are made :func:`shown`: a lone surrogate would fail the
+        request's encoding (or the cache key's), a control character means nothing to a model."""
         seed = episode.llm_calls if temperature > 0 else None
+        messages = [{**message, "content": shown(message["content"])} for message in messages]
         return ChatRequest(messages, temperature=temperature, max_tokens=self.settings.max_tokens, stop=STOP,
                            task=episode.task, call_index=episode.llm_calls, seed=seed)
 
@@ -293,13 +297,13 @@ class Agent:
         """
         messages = reflection_messages(episode.method, episode.utterance, steps, trial.ending,
                                        demonstrate=demonstrate)
-        reply = self._complete(episode, self._request(episode, messages, self.settings.temperature),
-                               trial=trial.trial)
+        request = self._request(episode, messages, self.settings.temperature)
+        reply = self._complete(episode, request, trial=trial.trial)
         correction = parse_reflection(reply.text, steps) if reply is not None else None
         repeated = correction is not None and correction.repeats(steps)
         if correction is not None and repeated:
             correction = correction.without_fix()
-        trial.reflection = {"prompt": messages, "reply": reply.text if reply is not None else None,
+        trial.reflection = {"prompt": request.messages, "reply": reply.text if reply is not None else None,
                             "step": correction.step if correction else None,
                             "why": correction.why if correction else None, "repeated": repeated}
         if correction is None:
@@ -342,7 +346,8 @@ class ActionHandler:
     """Turns the sandbox's proxied calls into executor actions, and outcomes into replies.
 
     A dead browser cannot be reported to the program; it is kept in ``fatal`` and the
-    program is stopped, so the agent can raise it after the sandbox returns.
+    program is stopped, so the agent can raise it after the sandbox returns. Anything else an
+    action raises becomes that action's one-line error for the program (:func:`failure`).
     """
 
     def __init__(self, executor: Executor) -> None:
@@ -368,14 +373,13 @@ class ActionHandler:
             value = call(*args, **kwargs)
         except ActionError as exc:
             return ActionReply(error=str(exc))
-        except TypeError as exc:
-            return ActionReply(error=f"{name}(): {str(exc).split(') ', 1)[-1]}")
         except BrowserDied as exc:
             self.fatal = exc
             return ActionReply(stop=True)
-        except WebDriverException as exc:
-            message = (exc.msg or type(exc).__name__).splitlines()[0]
-            return ActionReply(error=f"{name} failed in the browser: {message}")
+        except TypeError as exc:  # the call's arguments do not fit the action
+            return ActionReply(error=f"{name}(): {str(exc).split(') ', 1)[-1]}")
+        except Exception as exc:  # anything else the program provoked: its error, not the host's crash
+            return ActionReply(error=failure(name, exc))
         return ActionReply(value=value, rebind={"observation": self.executor.observation},
                            stop=self.executor.outcome.done)
 

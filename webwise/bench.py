@@ -49,6 +49,7 @@ from webwise.llm import ChatModel, ChatReply, ChatRequest, make_llm
 from webwise.pages import PageServer
 from webwise.provenance import code_of, code_version
 from webwise.tasks import html_root
+from webwise.untrusted import json_text
 
 RESULTS = "results.jsonl"
 SCREENSHOTS = "screenshots"
@@ -148,7 +149,7 @@ class ResultsFile:
         self._lock = threading.Lock()
 
     def append(self, record: dict[str, Any]) -> None:
-        data = (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8")
+        data = (json_text(record) + "\n").encode("utf-8")  # a program's lone surrogate too
         with self._lock:
             written = os.write(self._fd, data)
             if written != len(data):  # only on a full disk; leave a torn line that resume will cut

@@ -21,6 +21,7 @@ from webwise.errors import ConfigError, WebwiseError
 from webwise.llm import SPECS
 from webwise.prompts import METHODS
 from webwise.tasks import PAPER48, all_tasks, check_task, group_of, parse_task_list
+from webwise.untrusted import shown
 
 
 class _Parser(argparse.ArgumentParser):
@@ -158,10 +159,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _harvest(args)
         return _solve(args)
     except ConfigError as exc:
-        print(f"webwise: error: {exc}", file=sys.stderr)
+        print(f"webwise: error: {shown(str(exc))}", file=sys.stderr)
         return 2
     except WebwiseError as exc:
-        print(f"webwise: {exc}", file=sys.stderr)
+        print(f"webwise: {shown(str(exc))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("webwise: interrupted", file=sys.stderr)
@@ -264,7 +265,7 @@ def _solve(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(episode.to_dict()))
     else:
-        print(summary(episode))
+        print(shown(summary(episode)))  # a program's escape sequences are shown, not obeyed
     return 0 if episode.success else 1
 
 

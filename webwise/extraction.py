@@ -31,52 +31,113 @@ _CODE_START = regex.compile(
 )
 
 
+#: The part of a reply extraction reads: ten times the default completion budget (400 tokens,
+#: about 1,600 characters). Past it a reply only costs the host time; it gives no better program.
+MAX_REPLY_CHARS = 16_000
+#: The ``ast.parse`` calls one reply may cost (each of at most MAX_REPLY_CHARS). Looking for the
+#: longest parsable run of lines from every code-like line took seconds to tens of seconds on a
+#: reply of a few hundred unfenced lines (a parse per line end per start); the search now jumps
+#: to the line a syntax error names, and stops when this many attempts are spent.
+MAX_PARSES = 32
+# What ast.parse raises on text that is no program (or one nested too deep to parse).
+_UNPARSABLE = (SyntaxError, ValueError, RecursionError, MemoryError)
+
+
 class ExtractionError(ValueError):
     """No usable program in the reply; the one-line message goes back to the model."""
 
 
 def extract_program(reply: str) -> str:
-    """The program in ``reply``, checked against the API, or :class:`ExtractionError`."""
-    program = _best_block(reply)
+    """The program in ``reply``, checked against the API, or :class:`ExtractionError`.
+
+    Only the first :data:`MAX_REPLY_CHARS` characters are read, with at most
+    :data:`MAX_PARSES` parse attempts: no reply holds the host longer than that.
+    """
+    program = _best_block(reply[:MAX_REPLY_CHARS], _Parser())
     if program is None:
-        raise ExtractionError("no Python code found in the reply; answer with one ```python code block")
+        read = f" (its first {MAX_REPLY_CHARS} characters)" if len(reply) > MAX_REPLY_CHARS else ""
+        raise ExtractionError(f"no Python code found in the reply{read}; answer with one ```python code block")
     return check_program(program)
 
 
-def _best_block(reply: str) -> str | None:
+class _Parser:
+    """``ast.parse`` with a budget of :data:`MAX_PARSES` attempts for one reply."""
+
+    def __init__(self) -> None:
+        self.left = MAX_PARSES
+
+    def parse(self, code: str) -> tuple[ast.Module | None, int]:
+        """``code``'s tree, or None and the line its syntax error is on (0: none named, or out of attempts)."""
+        if self.left <= 0:
+            return None, 0
+        self.left -= 1
+        try:
+            return ast.parse(code), 0
+        except SyntaxError as exc:
+            return None, exc.lineno or 0
+        except _UNPARSABLE:  # nested too deep, null bytes, lone surrogates: no program
+            return None, 0
+
+
+def _best_block(reply: str, parser: _Parser) -> str | None:
     """The first fenced block that parses and calls an action; else bare code lines."""
-    blocks = [body for lang, body in _FENCE.findall(reply) if lang.lower() in _CODE_LANGS]
-    parsed = [b for b in (_dedent(b) for b in blocks) if b.strip() and _parses(b)]
-    for block in parsed:
-        if _calls_action(block):
-            return block
+    blocks = [_dedent(body) for lang, body in _FENCE.findall(reply) if lang.lower() in _CODE_LANGS]
+    parsed: list[tuple[str, ast.Module]] = []
+    for block in blocks:
+        tree = parser.parse(block)[0] if block.strip() else None
+        if tree is not None:
+            if _calls_action(tree):
+                return block
+            parsed.append((block, tree))
     if parsed:
-        return parsed[0]
+        return parsed[0][0]
     if blocks:  # a fenced block that does not parse: keep its longest parsable prefix
-        prefix = _parsable_prefix(_dedent(blocks[0]).splitlines())
+        prefix = _parsable_prefix(blocks[0].splitlines(), parser)
         if prefix:
-            return prefix
-    return _bare_code(reply)
+            return prefix[0]
+    return _bare_code(reply, parser)
 
 
-def _bare_code(reply: str) -> str | None:
-    """Unfenced code: the longest parsable run of lines starting at a code-looking line."""
+def _bare_code(reply: str, parser: _Parser) -> str | None:
+    """Unfenced code: the longest parsable run of lines starting at a code-looking line.
+
+    A start inside a run already found is not tried again: its run is a piece of that one.
+    """
     lines = reply.replace("```", "").splitlines()
     best: str | None = None
+    covered = 0
     for start, line in enumerate(lines):
-        if not _CODE_START.match(line) or line.startswith((" ", "\t")):
+        if start < covered or not _CODE_START.match(line) or line.startswith((" ", "\t")):
             continue
-        candidate = _parsable_prefix(lines[start:])
-        if candidate and _calls_action(candidate) and (best is None or len(candidate) > len(best)):
-            best = candidate
+        found = _parsable_prefix(lines[start:], parser)
+        if found is None:
+            if parser.left <= 0:
+                break
+            continue
+        text, end, tree = found
+        covered = start + end
+        if _calls_action(tree) and (best is None or len(text) > len(best)):
+            best = text
     return best
 
 
-def _parsable_prefix(lines: list[str]) -> str | None:
-    for end in range(len(lines), 0, -1):
-        text = "\n".join(lines[:end]).strip("\n")
-        if text.strip() and _parses(text):
-            return text
+def _parsable_prefix(lines: list[str], parser: _Parser) -> tuple[str, int, ast.Module] | None:
+    """The longest run ``lines[:end]`` that parses, with ``end`` and its tree.
+
+    A syntax error on line n is taken to rule out every run that reaches line n (the parser
+    reads in order), so the next try ends before it rather than one line earlier.
+    """
+    end = len(lines)
+    while end > 0:
+        text = "\n".join(lines[:end])
+        if not text.strip():
+            return None
+        tree, line = parser.parse(text)
+        if tree is not None:
+            return text.strip("\n"), end, tree
+        if parser.left <= 0:
+            return None
+        end = min(end - 1, line - 1) if line > 0 else end - 1
     return None
 
 
@@ -84,16 +145,7 @@ def _dedent(code: str) -> str:
     return textwrap.dedent(code).strip("\n")
 
 
-def _parses(code: str) -> bool:
-    try:
-        ast.parse(code)
-    except (SyntaxError, ValueError):
-        return False
-    return True
-
-
-def _calls_action(code: str | ast.AST) -> bool:
-    tree = ast.parse(code) if isinstance(code, str) else code
+def _calls_action(tree: ast.AST) -> bool:
     names = set(api_stubs.ACTION_NAMES)
     return any(isinstance(n, ast.Call) and _call_name(n) in names for n in ast.walk(tree))
 
@@ -118,7 +170,26 @@ def check_program(code: str) -> str:
 
     Redefined API stubs and copies of the page or task (``observation = [...]``) are
     dropped first: small models paste them, and they would shadow the real values.
+    Code nested too deep to parse or print back is refused like any other.
     """
+    try:
+        return _checked(code)
+    except ExtractionError:
+        raise
+    except _UNPARSABLE as exc:
+        raise ExtractionError(_unreadable(exc)) from None
+
+
+def _unreadable(exc: BaseException) -> str:
+    """The one line for a program ``ast`` cannot read or write back."""
+    if isinstance(exc, SyntaxError):
+        return f"SyntaxError: {exc.msg} (line {exc.lineno})"
+    if isinstance(exc, (RecursionError, MemoryError)):
+        return "the program is nested too deeply to read; write it with fewer nested expressions"
+    return f"the program cannot be read: {exc}"
+
+
+def _checked(code: str) -> str:
     tree = ast.parse(code)
     marker = _selenium_marker(tree)
     if marker:
@@ -200,10 +271,6 @@ def _check_arity(name: str, call: ast.Call) -> None:
         raise ExtractionError(
             f"{name}() takes {len(params)} argument(s) ({', '.join(params)}), got {len(call.args) + len(call.keywords)}"
         ) from None
-
-
-# What ast.parse raises on text that is no program (or one nested too deep to parse).
-_UNPARSABLE = (SyntaxError, ValueError, RecursionError, MemoryError)
 
 
 def normal(program: str | None) -> str:

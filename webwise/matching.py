@@ -56,7 +56,8 @@ def _rules(tag: str, text: str) -> list[Callable[[Element], bool]]:
 
 
 #: One part of a summary line: ``[ref]``, ``"text"``, ``#id``, ``.a.b`` classes, ``value=...``, a word.
-_PART = regex.compile(r'\[(\d+)\]|"([^"]*)"|#(\S+)|\.(\S+)|value=("[^"]*"|\S*)|(\S+)')
+#: A ref is ASCII digits: ``regex``'s ``\d`` also takes digits ``int()`` refuses (U+11F50).
+_PART = regex.compile(r'\[([0-9]+)\]|"([^"]*)"|#(\S+)|\.(\S+)|value=("[^"]*"|\S*)|(\S+)')
 #: Words the summary adds after an element's name: state, not identity.
 _FLAGS = frozenset({"clicked", "modified", "focused", "checked", "unchecked", "failed_before"})
 

@@ -27,7 +27,7 @@ import regex
 
 from webwise.dom import Element, render
 from webwise.episode import Step, call_text
-from webwise.extraction import ExtractionError, extract_program, normal
+from webwise.extraction import MAX_REPLY_CHARS, ExtractionError, extract_program, normal
 from webwise.llm.base import Message
 from webwise.prompts import system_message
 
@@ -46,7 +46,9 @@ Why: <one short sentence>
 ```"""
 
 #: "Step: 2" at the start of a line; the trace's own "--- step 2 ..." headers do not count.
-_STEP = regex.compile(r"^\W*step\s*(?:number)?\s*[:#=][\s*]*(\d+)", regex.IGNORECASE | regex.MULTILINE)
+#: ASCII digits, at most six: ``regex``'s ``\d`` takes digits ``int()`` refuses (U+11F50), and
+#: ``int()`` refuses more than 4300 digits.
+_STEP = regex.compile(r"^\W*step\s*(?:number)?\s*[:#=][\s*]*([0-9]{1,6})(?![0-9])", regex.IGNORECASE | regex.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -114,6 +116,7 @@ def parse_reflection(reply: str, steps: Sequence[Step]) -> Correction | None:
     builds on (10 of the 1.5B's 88 reviews on paper48 named a step after one, and their
     fixes ran on the page before the search).
     """
+    reply = reply[:MAX_REPLY_CHARS]
     match = _STEP.search(reply)
     if not match or not steps:
         return None

@@ -35,6 +35,7 @@ from webwise.bench import RESULTS, SCREENSHOTS, read_results, replace_text, writ
 from webwise.episode import call_text
 from webwise.errors import ConfigError
 from webwise.tasks import PAPER48
+from webwise.untrusted import shown
 
 #: Outcomes in the order the episode list shows them: what a reader looks for first, first.
 OUTCOMES = ("failed", "infra", "solved")
@@ -378,4 +379,5 @@ def _json_block(element_id: str, data: Any) -> str:
 
 
 def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
+    """HTML of a text from the record: control characters and lone surrogates written out as escapes."""
+    return html.escape(shown(str(text)), quote=True)

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from webwise.llm.base import ChatModel, ChatReply, ChatRequest
+from webwise.untrusted import json_text
 
 _FORMAT = 1  # bump when the entry layout or the key changes
 
@@ -67,7 +68,7 @@ def store(directory: Path, model: str, request: ChatRequest, reply: ChatReply) -
     fd, tmp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(entry, f, ensure_ascii=False)
+            f.write(json_text(entry))  # a reply's lone surrogate too
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
