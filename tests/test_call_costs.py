@@ -99,3 +99,75 @@ def test_records_without_calls_have_no_cost_table() -> None:
     del record["calls"]
     assert tables.cost([record]) is None
     assert "### Model calls" not in tables.markdown(tables.compute([record]))
+
+
+def test_speed_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from webwise.errors import ConfigError
+    from webwise.llm.local import Tuning
+
+    assert Tuning.from_env(slots=2) == Tuning(slots=2, cache_mib=1024, draft="ngram")
+    monkeypatch.setenv("WEBWISE_LOCAL_SLOTS", "1")
+    monkeypatch.setenv("WEBWISE_LOCAL_CACHE_MIB", "0")
+    monkeypatch.setenv("WEBWISE_LOCAL_DRAFT", "none")
+    assert Tuning.from_env(slots=2) == Tuning(slots=1, cache_mib=0, draft="none")
+    for name, bad in (("WEBWISE_LOCAL_DRAFT", "fast"), ("WEBWISE_LOCAL_SLOTS", "0"), ("WEBWISE_LOCAL_CACHE_MIB", "-1")):
+        monkeypatch.setenv(name, bad)
+        with pytest.raises(ConfigError, match=name):
+            Tuning.from_env()
+        monkeypatch.delenv(name)
+
+
+def _chunk(content: str | None = None, finish: str | None = None, **more: object) -> dict[str, object]:
+    """A streamed chunk as llama.cpp's server sends it (``timings_per_token`` on)."""
+    delta = {} if content is None else {"content": content}
+    return {"choices": [{"index": 0, "delta": delta, "finish_reason": finish}], "object": "chat.completion.chunk",
+            **more}
+
+
+def test_a_reply_gone_into_a_loop_is_cut_after_the_repeats() -> None:
+    from webwise.llm.local import REPEATS, _Stream
+
+    stream = _Stream()
+    head = "```python\nclick('input_text', '')\nenter_text('7')\n"
+    stopped = [stream.take(_chunk(head))]
+    for n in range(REPEATS + 3):
+        timings = {"cache_n": 800, "prompt_n": 300, "prompt_ms": 900.0, "predicted_n": 20 + 9 * n,
+                   "predicted_ms": 400.0 + n}
+        stopped += [stream.take(_chunk("click('button', '')")), stream.take(_chunk("\n", timings=timings))]
+        if stopped[-1]:
+            break
+    assert stopped.count(True) == 1 and stopped[-1]
+    reply = stream.reply("local:0.5b", 1.5)
+    assert reply.text == head + "click('button', '')\n" * REPEATS
+    assert reply.extra["finish_reason"] == "repeat"
+    assert (reply.prompt_tokens, reply.completion_tokens) == (1100, 20 + 9 * (REPEATS - 1))
+    assert reply.extra["cached_prompt_tokens"] == 800
+
+
+def test_a_streamed_reply_takes_its_counts_from_the_usage_chunk() -> None:
+    from webwise.llm.local import _Stream
+
+    stream = _Stream()
+    for chunk in (_chunk(None), _chunk("```python\nclick('a', 'b')"), _chunk(None, "stop"),
+                  {"choices": [], "usage": {"prompt_tokens": 57, "completion_tokens": 9},
+                   "timings": {"cache_n": 40, "prompt_n": 17, "draft_n": 6, "draft_n_accepted": 4}}):
+        assert not stream.take(chunk)
+    reply = stream.reply("local:0.5b", 0.3)
+    assert reply.text == "```python\nclick('a', 'b')" and reply.extra["finish_reason"] == "stop"
+    assert (reply.prompt_tokens, reply.completion_tokens) == (57, 9)
+    assert (reply.extra["draft_tokens"], reply.extra["draft_accepted"]) == (6, 4)
+
+
+def test_a_streamed_error_is_an_llm_error() -> None:
+    from webwise.errors import ContextOverflow, LLMError
+    from webwise.llm.local import _Stream
+
+    stream = _Stream()
+    assert stream.take({"error": {"code": 400, "message": "request (20030 tokens) exceeds the available context",
+                                  "type": "exceed_context_size_error"}})
+    with pytest.raises(ContextOverflow, match="does not fit"):
+        stream.reply("local:0.5b", 0.1)
+    other = _Stream()
+    other.take({"error": {"code": 500, "message": "boom"}})
+    with pytest.raises(LLMError, match="llama.cpp error: boom"):
+        other.reply("local:0.5b", 0.1)
