@@ -103,6 +103,8 @@ def test_charts_show_success_by_group_beside_the_papers_rows_and_per_task_costs(
     assert any(t.startswith("click-button (group 1), tokens / episode: ") for t in titles)
     rows = " ".join(row.text for row in page.find_elements(By.CSS_SELECTOR, "tbody tr"))
     assert "click-button 1 1.00 (1/1) 1.00 1.00" in rows  # the tables are still there, as real tables
+    headers = [th.text for th in page.find_elements(By.CSS_SELECTOR, "thead th")]
+    assert "computed (not cached)/call" in headers  # and where the model's time went
 
 
 def test_failures_come_first_then_infra_faults_then_solved(page: Any) -> None:

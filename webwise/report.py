@@ -263,6 +263,9 @@ def _tables(computed: tables.Tables) -> str:
     for column, rows in computed.groups.items():
         parts.append(f"<h3>{_e(column.label(computed.many_llms))}</h3>")
         parts.append(_table(tables.group_header(column.trials), map(tables.group_cells, rows)))
+        if column in computed.costs:
+            parts.append("<p>Model calls (means per call the model ran):</p>")
+            parts.append(_table(list(tables.Cost.HEADER), [computed.costs[column].cells()]))
         parts.append(_table(tables.task_header(column.trials), map(tables.task_cells, computed.tasks[column])))
     return "\n".join(parts)
 
