@@ -105,11 +105,11 @@ def test_speed_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) ->
     from webwise.errors import ConfigError
     from webwise.llm.local import Tuning
 
-    assert Tuning.from_env(slots=2) == Tuning(slots=2, cache_mib=1024, draft="ngram")
+    assert Tuning.from_env(slots=2) == Tuning(slots=2, cache_mib=1024, draft="none")
     monkeypatch.setenv("WEBWISE_LOCAL_SLOTS", "1")
     monkeypatch.setenv("WEBWISE_LOCAL_CACHE_MIB", "0")
-    monkeypatch.setenv("WEBWISE_LOCAL_DRAFT", "none")
-    assert Tuning.from_env(slots=2) == Tuning(slots=1, cache_mib=0, draft="none")
+    monkeypatch.setenv("WEBWISE_LOCAL_DRAFT", "ngram")
+    assert Tuning.from_env(slots=2) == Tuning(slots=1, cache_mib=0, draft="ngram")
     for name, bad in (("WEBWISE_LOCAL_DRAFT", "fast"), ("WEBWISE_LOCAL_SLOTS", "0"), ("WEBWISE_LOCAL_CACHE_MIB", "-1")):
         monkeypatch.setenv(name, bad)
         with pytest.raises(ConfigError, match=name):

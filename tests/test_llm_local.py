@@ -109,15 +109,15 @@ def test_two_callers_keep_their_own_prompt_prefixes() -> None:
 
 def test_ngram_drafts_give_the_same_reply_with_tokens_accepted(model: ChatModel,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    """Drafting from n-grams of the prompt (the default) only saves time: at temperature 0 the
-    reply is the one the model writes without it."""
+    """Drafting from n-grams of the prompt only saves time: at temperature 0 the reply is the
+    one the model writes without it."""
     request = ask(COPY, max_tokens=120)
-    drafted = model.complete(request)
-    monkeypatch.setenv("WEBWISE_LOCAL_DRAFT", "none")
-    plain_model = make_llm("local:0.5b")
+    plain = model.complete(request)
+    monkeypatch.setenv("WEBWISE_LOCAL_DRAFT", "ngram")
+    drafting = make_llm("local:0.5b")
     try:
-        plain = plain_model.complete(request)
+        drafted = drafting.complete(request)
     finally:
-        plain_model.close()
+        drafting.close()
     assert drafted.text == plain.text
     assert drafted.extra["draft_accepted"] > 0 and plain.extra["draft_tokens"] == 0

@@ -64,7 +64,7 @@ class Tuning:
 
     slots: int = 1
     cache_mib: int = 1024
-    draft: str = "ngram"
+    draft: str = "none"
 
     @classmethod
     def from_env(cls, slots: int = 1) -> "Tuning":
