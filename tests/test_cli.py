@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import subprocess
 import sys
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from webwise.cli import build_parser, main
-from webwise.tasks import PAPER48
+from webwise.tasks import PAPER48, PAPER_GROUPS, catalog, group_by_calls, group_of
 
 WEBWISE = str(Path(sys.executable).parent / "webwise")
 ROOT = Path(__file__).resolve().parent.parent
@@ -80,12 +81,42 @@ def test_bad_input_through_the_console_script(tmp_path: Path) -> None:
 
 def test_tasks_lists_every_page_and_the_paper_groups(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["tasks"]) == 0
-    listed = capsys.readouterr().out.split()
+    listed = [line.split("\t")[0] for line in capsys.readouterr().out.splitlines()]
     assert len(listed) == 130 and "click-button" in listed and "book-flight" in listed
     assert main(["tasks", "--paper48"]) == 0
     rows = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
     assert [r[0] for r in rows] == list(PAPER48)
     assert {r[1] for r in rows} == {"1", "2", "3-6", "variable"}
+    assert all(len(r) == 3 for r in rows)
+
+
+def test_tasks_shows_each_tasks_group_and_actions_from_the_catalog(capsys: pytest.CaptureFixture[str]) -> None:
+    """The catalog's groups and actions reach the listing; --group keeps one group."""
+    entries = catalog()
+    assert main(["tasks"]) == 0
+    rows = {line.split("\t")[0]: line.split("\t")[1:] for line in capsys.readouterr().out.splitlines()}
+    for task, entry in entries.items():
+        group, what = rows[task]
+        assert group == (group_of(task) if task in PAPER48 else entry.get("group", "-"))
+        assert what == (",".join(entry["actions"]) if "actions" in entry else f"needs: {entry['needs']}")
+    assert main(["tasks", "--group", "variable"]) == 0
+    variable = [line.split("\t")[0] for line in capsys.readouterr().out.splitlines()]
+    assert set(PAPER_GROUPS["variable"]) <= set(variable) and "click-button" not in variable
+
+
+def test_tasks_into_a_closed_pipe_is_quiet() -> None:
+    """`webwise tasks | head -1`: the reader leaving early is not a traceback."""
+    listing = subprocess.Popen([sys.executable, "-m", "webwise", "tasks"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    listing.stdout.close()  # closed before the listing is written, unbuffered: the first line meets it
+    assert listing.wait(timeout=60) == 0 and listing.stderr.read() == ""
+    listing.stderr.close()
+
+
+@pytest.mark.parametrize("counts, group", [([1, 1], "1"), ([2], "2"), ([3, 3], "3-6"), ([6], "3-6"),
+                                           ([3, 4], "variable"), ([7, 7], "variable"), ([], "variable")])
+def test_groups_follow_the_papers_rule(counts: list[int], group: str) -> None:
+    assert group_by_calls(counts) == group
 
 
 def test_solve_json_has_the_episode_contract(replay_file: Path, capsys: pytest.CaptureFixture[str]) -> None:

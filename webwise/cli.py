@@ -20,7 +20,7 @@ from webwise.episode import Episode
 from webwise.errors import ConfigError, WebwiseError
 from webwise.llm import SPECS
 from webwise.prompts import METHODS
-from webwise.tasks import PAPER48, all_tasks, check_task, group_of, parse_task_list
+from webwise.tasks import PAPER48, PAPER_GROUPS, all_tasks, catalog, check_task, parse_task_list, suite_group
 from webwise.untrusted import shown
 
 
@@ -141,8 +141,12 @@ def build_parser() -> argparse.ArgumentParser:
                                              "Also rewrites DIR/tables.md and DIR/tables.csv from DIR/results.jsonl.")
     report.add_argument("dir", type=Path, help="a `webwise bench --out` directory")
 
-    tasks = commands.add_parser("tasks", help="list the available MiniWoB++ tasks")
-    tasks.add_argument("--paper48", action="store_true", help="only the paper's 48 tasks, with their group")
+    tasks = commands.add_parser("tasks", help="list the MiniWoB++ tasks: group and the actions each needs",
+                                description="One line per task: name, group (the paper's rule: how many API "
+                                            "calls a solution needs) and the actions its reference program uses.")
+    tasks.add_argument("--paper48", action="store_true", help="only the paper's 48 tasks")
+    tasks.add_argument("--group", choices=(*PAPER_GROUPS, "-"), default=None,
+                       help="only the tasks of this group (by API calls a solution needs; - for none known)")
     return parser
 
 
@@ -167,6 +171,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("webwise: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `webwise tasks | head`: the reader left early, which is no error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def _harvest(args: argparse.Namespace) -> int:
@@ -239,8 +246,14 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _tasks(args: argparse.Namespace) -> int:
+    """One line per task: name, group and the actions its reference program uses (or what it needs)."""
     for task in PAPER48 if args.paper48 else all_tasks():
-        print(f"{task}\t{group_of(task)}" if args.paper48 else task)
+        group = suite_group(task)
+        if args.group is None or args.group == group:
+            entry = catalog().get(task, {})
+            what = ",".join(entry.get("actions", ())) or (f"needs: {entry['needs']}" if "needs" in entry else "-")
+            print(f"{task}\t{group}\t{what}")
+    sys.stdout.flush()  # a reader that left (`| head`) shows here, where main handles it, not at exit
     return 0
 
 

@@ -1,10 +1,18 @@
-"""Where MiniWoB++ task pages live, which tasks exist, and the paper's 48-task groups."""
+"""Where MiniWoB++ task pages live, which tasks exist, their groups and the actions they need.
+
+The paper grouped its 48 tasks by how many API calls a solution needs. The same rule
+groups the rest of the suite: :data:`CATALOG_FILE` holds, per task, the group and the
+actions of its hand-written reference program as replayed on ten seeds (written by
+``benchmarks/ceiling.py``), or why the task has no reference.
+"""
 
 from __future__ import annotations
 
 import functools
 import importlib.util
+import json
 from pathlib import Path
+from typing import Any
 
 from webwise.errors import ConfigError
 
@@ -25,9 +33,36 @@ PAPER_GROUPS: dict[str, tuple[str, ...]] = {
 PAPER48: tuple[str, ...] = tuple(task for group in PAPER_GROUPS.values() for task in group)
 
 
+#: Per task: ``group`` and ``actions`` (from its reference program), or ``needs`` (why it has none).
+CATALOG_FILE = Path(__file__).with_name("catalog.json")
+#: Most actions a solution may take and still be grouped by its count, as the paper's ``3-6``.
+MOST_COUNTED = 6
+
+
 def group_of(task: str) -> str:
-    """The paper's group of a task, or ``"other"`` for tasks outside the 48."""
+    """The paper's group of a task, or ``"other"`` for tasks outside the 48 (the tables' rows)."""
     return next((group for group, tasks in PAPER_GROUPS.items() if task in tasks), "other")
+
+
+def group_by_calls(counts: list[int]) -> str:
+    """The paper's rule: the API calls a solution needs, over seeds; ``variable`` when they vary."""
+    if not counts or min(counts) != max(counts) or counts[0] > MOST_COUNTED:
+        return "variable"
+    return {1: "1", 2: "2"}.get(counts[0], "3-6")
+
+
+@functools.cache
+def catalog() -> dict[str, dict[str, Any]]:
+    """The task catalog (empty when the file is missing: an old install)."""
+    if not CATALOG_FILE.is_file():
+        return {}
+    return json.loads(CATALOG_FILE.read_text(encoding="utf-8"))
+
+
+def suite_group(task: str) -> str:
+    """A task's group by the paper's rule: the paper's own for its 48, the reference's for the rest."""
+    paper = group_of(task)
+    return paper if paper != "other" else catalog().get(task, {}).get("group", "-")
 
 
 @functools.cache
