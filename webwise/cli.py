@@ -109,7 +109,8 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--seed", type=seed, default=0, help="episode seed (default 0)")
     solve.add_argument("--method", default="webwise", choices=METHODS, help="agent method (default webwise)")
     solve.add_argument("--examples", default="manual", choices=EXAMPLE_MODES,
-                       help="in-context examples: manual (k=1), auto (harvested), none (k=0)")
+                       help="in-context examples: manual (k=1), auto (harvested), auto-near (harvested, else the nearest "
+                            "of another task), none (k=0)")
     solve.add_argument("--llm", default="local", help=LLM_HELP)
     solve.add_argument("--max-steps", type=positive_int, default=5, help="programs per trial (webwise method)")
     solve.add_argument("--trials", type=positive_int, default=1,
