@@ -84,7 +84,8 @@ def add_store(commands: argparse._SubParsersAction) -> None:
     """``store list|show|remove``: read and curate a harvested-example store."""
     parser = commands.add_parser("store", help="list, show or remove harvested examples",
                                  description="Read and curate a harvested-example store (default: incontext/auto).")
-    actions = parser.add_subparsers(dest="store_command", metavar="{list,show,remove}", required=True, parser_class=_Parser)
+    actions = parser.add_subparsers(dest="store_command", metavar="{list,show,remove}", required=True,
+                                    parser_class=_Parser)
     listing = actions.add_parser("list", help="tasks and their examples with provenance, and the tasks covered")
     listing.add_argument("--task", default=None, help="only this task's examples")
     show = actions.add_parser("show", help="examples of a task exactly as the prompt shows them")
@@ -109,8 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--seed", type=seed, default=0, help="episode seed (default 0)")
     solve.add_argument("--method", default="webwise", choices=METHODS, help="agent method (default webwise)")
     solve.add_argument("--examples", default="manual", choices=EXAMPLE_MODES,
-                       help="in-context examples: manual (k=1), auto (harvested), auto-near (harvested, else the nearest "
-                            "of another task), none (k=0)")
+                       help="in-context examples: manual (k=1), auto (harvested), "
+                            "auto-near (harvested, else the nearest of another task), none (k=0)")
     solve.add_argument("--llm", default="local", help=LLM_HELP)
     solve.add_argument("--max-steps", type=positive_int, default=5, help="programs per trial (webwise method)")
     solve.add_argument("--trials", type=positive_int, default=1,
