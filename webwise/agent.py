@@ -17,7 +17,7 @@ from typing import Any, Callable, Sequence
 
 import api_stubs
 from sandbox import ActionReply, Limits, RunResult, Sandbox
-from webwise import dom, examples, store
+from webwise import dom, examples, nearest, store
 from webwise.actions import ActionError, Executor, failure
 from webwise.environment import BrowserDied, MiniWoBEnv, Outcome
 from webwise.episode import Call, Episode, Step, Trial, call_text
@@ -25,10 +25,10 @@ from webwise.errors import ConfigError, ContextOverflow, EndpointError, LLMError
 from webwise.extraction import ExtractionError, chars_past_block, extract_program, normal, rewrite_clicks
 from webwise.llm.base import ChatModel, ChatReply, ChatRequest, Message
 from webwise.reflection import Correction, FailureMemory, parse_reflection, reflection_messages
-from webwise.prompts import METHODS, PastStep, PromptExample, build_messages, task_message
+from webwise.prompts import METHODS, PastStep, PromptExample, as_shown, build_messages, task_message
 from webwise.untrusted import shown
 
-EXAMPLE_MODES: tuple[str, ...] = ("manual", "auto", "none")
+EXAMPLE_MODES: tuple[str, ...] = ("manual", "auto", "auto-near", "none")
 #: Stop generating once the code block closes: generation is half of a local call's time.
 STOP = ("\n```\n",)
 
@@ -68,17 +68,31 @@ def check_method(method: str, examples: str) -> None:
 
 
 def load_examples(task: str, mode: str, store_dir: Path | None = None) -> list[examples.Example]:
-    """The examples ``mode`` shows for ``task``.
+    """The examples ``mode`` may show for ``task``.
 
     ``manual`` without the task's example, or ``auto`` without a store, is a
     :class:`ConfigError`; a store that holds nothing for the task yet gives none (the run
     is zero-shot and its trace says so), since harvesting fills stores task by task.
+    ``auto-near`` gives the task's own harvested examples, else every stored one: the
+    candidates, of which the agent shows the nearest once it sees the first page
+    (:func:`choose`).
     """
     if mode == "manual":
         return examples.load_manual(task)
     if mode == "auto":
         return store.load(task, store_dir)
+    if mode == "auto-near":
+        return store.load(task, store_dir) or store.load_all(store_dir)
     return []
+
+
+def choose(task: str, candidates: list[examples.Example], instruction: str,
+           page: list[dom.Element]) -> list[examples.Example]:
+    """What the prompt shows of ``candidates``: the task's own examples when there are any,
+    else the one nearest to ``instruction`` and ``page`` (see :mod:`webwise.nearest`)."""
+    if not candidates or any(example.task == task for example in candidates):
+        return candidates
+    return [nearest.nearest(candidates, instruction, page)]
 
 
 #: Step statuses that end a trial; "no change", "exception" and "progress" let it go on.
@@ -111,14 +125,19 @@ class Agent:
         return episode
 
     def _run(self, episode: Episode) -> None:
-        shown, note = self._examples(episode)
+        candidates = load_examples(episode.task, episode.examples, self.settings.store_dir)
         memory = FailureMemory()
         correction: Correction | None = None
+        shown: list[PromptExample] = []
         for number in range(self.settings.trials):
             trial = Trial(number)
             episode.trials.append(trial)
             calls_before = episode.llm_calls
-            steps, pages, outcome = self._trial(episode, trial, shown, note, correction, memory)
+            executor = self._reset(episode, memory)
+            note = None
+            if number == 0:  # the same seed shows the same first page to every trial
+                shown, note = self._examples(episode, candidates, executor.elements)
+            steps, pages, outcome = self._trial(episode, trial, executor, shown, note, correction, memory)
             trial.success, trial.steps = outcome.success, len(steps)
             episode.success, episode.reward = outcome.success, outcome.reward
             episode.raw_reward, episode.reason = outcome.raw_reward, outcome.reason
@@ -131,9 +150,18 @@ class Agent:
             if last:
                 break
 
-    def _trial(self, episode: Episode, trial: Trial, shown: list[PromptExample], note: str | None,
-               correction: Correction | None, memory: FailureMemory) -> tuple[list[Step], list[str], Outcome]:
-        """One attempt from a fresh reset: replayed and corrected steps first, then the model.
+    def _reset(self, episode: Episode, memory: FailureMemory) -> Executor:
+        """A fresh page of the episode's seed, observed, and the executor that acts on it."""
+        episode.utterance = self.env.reset(episode.task, episode.seed)
+        executor = Executor(self.env, VIEWS[episode.method], caption_misses=memory.caption_misses,
+                            guards=self.settings.guards)
+        executor.start()
+        return executor
+
+    def _trial(self, episode: Episode, trial: Trial, executor: Executor, shown: list[PromptExample],
+               note: str | None, correction: Correction | None,
+               memory: FailureMemory) -> tuple[list[Step], list[str], Outcome]:
+        """One attempt from a fresh reset (``executor``'s): replayed and corrected steps first, then the model.
 
         Replayed steps only restore the page the last trial reached, so they do not count
         against the step budget: the trial has ``max_steps`` steps from the corrected one on.
@@ -144,10 +172,7 @@ class Agent:
 
         Returns the steps, the page state each of them started on, and the outcome.
         """
-        episode.utterance = self.env.reset(episode.task, episode.seed)
-        executor = Executor(self.env, VIEWS[episode.method], caption_misses=memory.caption_misses,
-                            guards=self.settings.guards)
-        observation = executor.start()
+        observation = executor.observation
         planned = correction.programs if correction else ()
         history: list[PastStep] = []
         seen = [executor.page_key]
@@ -192,13 +217,20 @@ class Agent:
             index += 1
         return steps, seen[:len(steps)], executor.outcome
 
-    def _examples(self, episode: Episode) -> tuple[list[PromptExample], str | None]:
-        """The task's examples for the prompt, and a trace note when a store had none for it."""
-        loaded = load_examples(episode.task, episode.examples, self.settings.store_dir)
-        empty = not loaded and episode.examples != "none"
-        note = f"no {episode.examples} example for {episode.task}; running zero-shot" if empty else None
-        shown = [PromptExample(e.instruction, e.steps, solved_before=e.source != "manual") for e in loaded]
-        return shown, note
+    def _examples(self, episode: Episode, candidates: list[examples.Example],
+                  elements: list[dom.Element]) -> tuple[list[PromptExample], str | None]:
+        """The examples the prompt shows, chosen on the first page (``elements``), and a trace
+        note when a store had none of the task's own. The episode records which they are."""
+        page = dom.filtered_summary(elements, set(), set())  # what harvested examples' pages are
+        chosen = choose(episode.task, candidates, episode.utterance, page)
+        episode.examples_shown = [{"task": e.task, "number": e.number, "source": e.source} for e in chosen]
+        note = None
+        if not chosen and episode.examples != "none":
+            note = f"no {episode.examples} example for {episode.task}; running zero-shot"
+        elif any(e.task != episode.task for e in chosen):
+            note = (f"no auto-near example of {episode.task}'s own; showing the nearest stored one, "
+                    f"{chosen[0].task} example {chosen[0].number}")
+        return [as_shown(e, episode.task) for e in chosen], note
 
     def _ask_fresh(self, episode: Episode, step: Step, shown: list[PromptExample], history: list[PastStep],
                    executor: Executor, ran: set[tuple[str, str]], memory: FailureMemory) -> bool:

@@ -1,4 +1,4 @@
-"""The ``webwise`` command: ``solve``, ``harvest``, ``bench``, ``report`` and ``tasks``.
+"""The ``webwise`` command: ``solve``, ``harvest``, ``store``, ``bench``, ``report`` and ``tasks``.
 
 Exit status: 0 solved, 1 ran but not solved, 2 bad input or configuration (one line on
 stderr, never a traceback).
@@ -80,6 +80,27 @@ def add_guards(parser: argparse.ArgumentParser) -> None:
                              "no caption-click redirect or caption typing refusal")
 
 
+def add_store(commands: argparse._SubParsersAction) -> None:
+    """``store list|show|remove``: read and curate a harvested-example store."""
+    parser = commands.add_parser("store", help="list, show or remove harvested examples",
+                                 description="Read and curate a harvested-example store (default: incontext/auto).")
+    actions = parser.add_subparsers(dest="store_command", metavar="{list,show,remove}", required=True,
+                                    parser_class=_Parser)
+    listing = actions.add_parser("list", help="tasks and their examples with provenance, and the tasks covered")
+    listing.add_argument("--task", default=None, help="only this task's examples")
+    show = actions.add_parser("show", help="examples of a task exactly as the prompt shows them")
+    show.add_argument("task", help="the task")
+    show.add_argument("number", type=positive_int, nargs="?", default=None,
+                      help="which example, from 1 as listed (default: all of the task's)")
+    remove = actions.add_parser("remove", help="remove one example (under the store's lock)")
+    remove.add_argument("task", help="the task")
+    remove.add_argument("number", type=positive_int, help="which example, from 1 as listed")
+    for action in (listing, show):
+        action.add_argument("--store", type=Path, default=None, help="the store to read (default incontext/auto)")
+    remove.add_argument("--store", type=directory, default=None,
+                        help="the store to change (default: the checkout's incontext/auto; needed when installed)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="webwise", description="A program-synthesis web agent on MiniWoB++ tasks.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -89,7 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--seed", type=seed, default=0, help="episode seed (default 0)")
     solve.add_argument("--method", default="webwise", choices=METHODS, help="agent method (default webwise)")
     solve.add_argument("--examples", default="manual", choices=EXAMPLE_MODES,
-                       help="in-context examples: manual (k=1), auto (harvested), none (k=0)")
+                       help="in-context examples: manual (k=1), auto (harvested), "
+                            "auto-near (harvested, else the nearest of another task), none (k=0)")
     solve.add_argument("--llm", default="local", help=LLM_HELP)
     solve.add_argument("--max-steps", type=positive_int, default=5, help="programs per trial (webwise method)")
     solve.add_argument("--trials", type=positive_int, default=1,
@@ -108,6 +130,8 @@ def build_parser() -> argparse.ArgumentParser:
     harvest.add_argument("--seed-start", type=seed, default=0, help="seed of the first trial (default 0)")
     harvest.add_argument("--max-steps", type=positive_int, default=5, help="programs per trial (webwise method)")
     add_guards(harvest)
+
+    add_store(commands)
 
     bench = commands.add_parser(
         "bench", help="tasks x seeds x methods x example modes over K workers, resumable",
@@ -161,6 +185,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _tasks(args)
         if args.command == "harvest":
             return _harvest(args)
+        if args.command == "store":
+            return _store(args)
         return _solve(args)
     except ConfigError as exc:
         print(f"webwise: error: {shown(str(exc))}", file=sys.stderr)
@@ -190,6 +216,27 @@ def _harvest(args: argparse.Namespace) -> int:
     failed = sum(r.failed_check for r in reports)
     print(f"{with_example} of {len(reports)} tasks have an example; {failed} solved trial(s) failed the re-check",
           file=sys.stderr)
+    return 0
+
+
+def _store(args: argparse.Namespace) -> int:
+    from webwise import store
+    from webwise.prompts import as_shown, render_example
+
+    if args.store_command == "list":
+        rows = store.listing(args.store, args.task)
+        print("task\tnumber\tsteps\tllm\tcode\tdate\tseeds_verified\tinstruction")
+        for row in rows:
+            seeds = ",".join(map(str, row.seeds)) or "-"
+            print(shown(f"{row.task}\t{row.number}\t{row.steps}\t{row.llm}\t{row.code}\t{row.date}\t{seeds}\t"
+                        f"{row.instruction}"))
+        print(store.coverage(args.store))
+    elif args.store_command == "show":
+        picked = store.pick(args.task, args.number, args.store)
+        print(shown("\n\n".join(render_example(as_shown(e, args.task), "webwise") for e in picked)))
+    else:
+        removed = store.remove(args.task, args.number, store.writable(args.store))
+        print(shown(f"removed {args.task} example {args.number}: {removed.get('instruction', '')}"))
     return 0
 
 

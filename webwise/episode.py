@@ -119,6 +119,9 @@ class Episode:
     max_trials: int = 1
     #: Whether the program-rewriting guards ran (``--no-guards`` turns them off).
     guards: bool = True
+    #: The in-context examples the prompts showed: ``{"task", "number", "source"}`` each, the
+    #: task being another one's when ``auto-near`` borrowed it. Older records lack it.
+    examples_shown: list[dict[str, Any]] = field(default_factory=list)
     trials: list[Trial] = field(default_factory=list)
     trace: list[Step] = field(default_factory=list)
     calls: list[Call] = field(default_factory=list)

@@ -49,6 +49,8 @@ class Example:
     steps: tuple[Step, ...]
     source: str = "manual"
     note: str = ""
+    #: Its place among its task's examples, from 1 (``webwise store`` numbers them so).
+    number: int = 1
 
 
 def load_manual(task: str, directory: Path = MANUAL_DIR) -> list[Example]:

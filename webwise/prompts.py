@@ -12,7 +12,7 @@ from typing import Sequence
 
 import api_stubs
 from webwise.dom import Element, render
-from webwise.examples import Step
+from webwise.examples import Example, Step
 from webwise.llm.base import Message
 
 METHODS: tuple[str, ...] = ("webwise", "filtered-dom", "whole-dom", "instruction-only")
@@ -98,6 +98,15 @@ class PromptExample:
     instruction: str
     steps: Sequence[Step]
     solved_before: bool = False
+    #: The task it was solved on, when that is not the task at hand (``--examples auto-near``).
+    from_task: str | None = None
+
+
+def as_shown(example: Example, task: str) -> PromptExample:
+    """``example`` as the prompt for ``task`` shows it: harvested ones as solved before,
+    another task's as that task's."""
+    return PromptExample(example.instruction, example.steps, solved_before=example.source != "manual",
+                         from_task=None if example.task == task else example.task)
 
 
 @dataclass(frozen=True)
@@ -120,7 +129,7 @@ def task_message(
 
     ``failed_here`` are programs that already ran on this very page without success.
     """
-    parts = [_render_example(example, method) for example in examples]
+    parts = [render_example(example, method) for example in examples]
     parts.append(f"Task: {instruction}")
     if method != "instruction-only":
         parts.append("Page:\n" + (render(page) or "(no visible elements)"))
@@ -135,9 +144,15 @@ def task_message(
     return "\n\n".join(parts)
 
 
-def _render_example(example: PromptExample, method: str) -> str:
-    heading = ("Here is a task you solved before, with the program that solved it:"
-               if example.solved_before else "Example (an invented page):")
+def render_example(example: PromptExample, method: str) -> str:
+    """One example as the user message shows it (``webwise store show`` prints this too)."""
+    if example.from_task is not None:
+        heading = (f"Here is a different task, {example.from_task}, that you solved before, with the program "
+                   "that solved it. Your task is not this one: learn the way, not the values:")
+    elif example.solved_before:
+        heading = "Here is a task you solved before, with the program that solved it:"
+    else:
+        heading = "Example (an invented page):"
     lines = [heading, f"Task: {example.instruction}"]
     steps = example.steps
     for number, step in enumerate(steps, 1):

@@ -6,6 +6,10 @@ store and replace the task's file atomically, so concurrent harvests never corru
 The default store is ``incontext/auto``: in a checkout the repository's, which ``harvest``
 writes into; in an installed copy the shipped one, read-only data, so ``harvest`` there
 needs a ``--store`` of its own.
+
+People read and curate a store through :func:`listing`, :func:`coverage` and :func:`remove`
+(``webwise store list|show|remove``); examples are numbered from 1 within their task, in the
+order the prompt shows them.
 """
 
 from __future__ import annotations
@@ -15,12 +19,14 @@ import fcntl
 import json
 import os
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
 from webwise.errors import ConfigError
 from webwise.examples import CHECKOUT, INCONTEXT, Example, Step
 from webwise.extraction import normal
+from webwise.tasks import PAPER48, all_tasks, check_task
 
 DEFAULT_STORE = INCONTEXT / "auto"
 #: The paper keeps at most two harvested programs per task.
@@ -43,18 +49,88 @@ def _read(path: Path) -> list[dict[str, Any]]:
         raise ConfigError(f"harvested examples in {path} are unreadable: {exc}") from None
 
 
+def existing(directory: Path | None = None) -> Path:
+    """The store directory, which must exist: a mistyped ``--store`` is an error, never an empty store."""
+    directory = directory or DEFAULT_STORE
+    if not directory.is_dir():
+        raise ConfigError(f"no example store at {directory}")
+    return directory
+
+
 def load(task: str, directory: Path | None = None) -> list[Example]:
     """The harvested examples of ``task``: empty when the store has none for it, a
     :class:`ConfigError` when there is no store at all (a mistyped ``--store``)."""
-    if not (directory or DEFAULT_STORE).is_dir():
-        raise ConfigError(f"no example store at {directory or DEFAULT_STORE}")
-    path = task_file(task, directory)
+    path = task_file(task, existing(directory))
     try:
         return [Example(task=task, instruction=e["instruction"],
                         steps=tuple(Step(s["observation"], s["program"]) for s in e["steps"]),
-                        source="auto", note=e.get("note", "")) for e in _read(path)]
+                        source="auto", note=e.get("note", ""), number=number)
+                for number, e in enumerate(_read(path), 1)]
     except (KeyError, TypeError) as exc:
         raise ConfigError(f"harvested examples in {path} are malformed: missing {exc}") from None
+
+
+def tasks(directory: Path | None = None) -> list[str]:
+    """The tasks the store holds examples for, sorted."""
+    return sorted(path.stem for path in existing(directory).glob("*.json") if _read(path))
+
+
+def load_all(directory: Path | None = None) -> list[Example]:
+    """Every example in the store, task by task in name order."""
+    return [example for task in tasks(directory) for example in load(task, directory)]
+
+
+@dataclass(frozen=True)
+class Listed:
+    """One stored example as ``webwise store list`` shows it: its place and where it came from."""
+
+    task: str
+    number: int
+    instruction: str
+    steps: int
+    llm: str
+    code: str
+    date: str
+    #: The fresh seeds on which its programs, replayed without the model, solved the task again.
+    seeds: tuple[int, ...]
+
+
+def listing(directory: Path | None = None, task: str | None = None) -> list[Listed]:
+    """The store's examples (only ``task``'s when given) with their provenance.
+
+    Entries harvested before ``code`` and ``check_seeds`` were recorded show ``-`` for the
+    code version and their one ``check_seed``.
+    """
+    names = [check_task(task)] if task is not None else tasks(directory)
+    rows = []
+    for name in names:
+        for number, entry in enumerate(_read(task_file(name, existing(directory))), 1):
+            provenance = entry.get("provenance") or {}
+            seeds = provenance.get("check_seeds", [provenance["check_seed"]] if "check_seed" in provenance else [])
+            rows.append(Listed(task=name, number=number, instruction=str(entry.get("instruction", "")),
+                               steps=len(entry.get("steps", [])), llm=str(provenance.get("llm", "-")),
+                               code=str(provenance.get("code", "-")),
+                               date=str(provenance.get("harvested_at", "-"))[:10], seeds=tuple(seeds)))
+    return rows
+
+
+def coverage(directory: Path | None = None) -> str:
+    """How many tasks the store covers, of all and of the paper's 48, in one line."""
+    covered = set(tasks(directory))
+    return (f"{len(covered & set(all_tasks()))} of {len(all_tasks())} tasks have an example; "
+            f"{len(covered & set(PAPER48))} of the paper's {len(PAPER48)}")
+
+
+def pick(task: str, number: int | None, directory: Path | None = None) -> list[Example]:
+    """Example ``number`` of ``task`` (all of the task's when None); a missing one is a :class:`ConfigError`."""
+    found = load(check_task(task), directory)
+    if not found:
+        raise ConfigError(f"no example for {task} in {existing(directory)}")
+    if number is None:
+        return found
+    if not 1 <= number <= len(found):
+        raise ConfigError(f"{task} has {len(found)} example(s) in {existing(directory)}; there is no example {number}")
+    return [found[number - 1]]
 
 
 def writable(directory: Path | None) -> Path:
@@ -112,6 +188,27 @@ def add(task: str, entry: dict[str, Any], directory: Path | None = None) -> str:
             return "full"
         _write_atomic(path, entries + [entry])
         return "kept"
+
+
+def remove(task: str, number: int, directory: Path | None = None) -> dict[str, Any]:
+    """Take example ``number`` of ``task`` out of the store and return it.
+
+    Like :func:`add`, under the store's lock and by an atomic replace; the task's file goes
+    when its last example does, so the store lists only tasks it can show.
+    """
+    directory = existing(directory)
+    pick(task, number, directory)  # a missing task, example or store is a ConfigError before the lock
+    with _locked(directory):
+        path = task_file(task, directory)
+        entries = _read(path)
+        if number > len(entries):  # another process removed it meanwhile
+            raise ConfigError(f"{task} has {len(entries)} example(s) in {directory}; there is no example {number}")
+        removed = entries.pop(number - 1)
+        if entries:
+            _write_atomic(path, entries)
+        else:
+            path.unlink()
+        return removed
 
 
 def count(task: str, directory: Path | None = None) -> int:

@@ -1,0 +1,137 @@
+"""``webwise store``: a harvested store people can read and curate (list, show, remove)."""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from webwise import store
+from webwise.cli import main
+
+BUTTON = {"ref": 4, "tag": "button", "text": "Next", "id": "", "classes": "", "value": "",
+          "clicked": False, "modified": False}
+GENERAL = "import re\nclick('button', re.search(r'\"(.*)\"', task).group(1))"
+
+
+def entry(instruction: str, program: str, **provenance: Any) -> dict[str, Any]:
+    return {"instruction": instruction, "steps": [{"observation": [BUTTON], "program": program}],
+            "provenance": {"llm": "local:1.5b", "method": "webwise", "seed": 3, "reward": 1.0, "seconds": 9.5,
+                           "harvested_at": "2026-11-24T10:00:00+00:00", **provenance}}
+
+
+@pytest.fixture()
+def stored(tmp_path: Path) -> Path:
+    """A store with two examples of a paper task (one of the old format) and one of another task."""
+    directory = tmp_path / "store"
+    directory.mkdir()
+    (directory / "click-button.json").write_text(json.dumps([
+        entry('Click on the "Next" button.', GENERAL, check_seed=100003),
+        entry('Click on the "Ok" button.', "click('button', 'Ok')", trial=1, code="0.4.0+src.abc123",
+              check_seeds=[100010, 100011, 100012])]))
+    (directory / "click-color.json").write_text(json.dumps([
+        entry("Click the red button.", "click('button', 'red')", harvested_at="2026-11-25T01:02:03+00:00",
+              check_seeds=[7, 8, 9])]))
+    return directory
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """Exit status, stdout and stderr of ``webwise ARGV`` (argparse's refusals exit)."""
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_list_shows_provenance_and_coverage(stored: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "store", "list", "--store", str(stored))
+    lines = out.splitlines()
+    assert code == 0 and err == ""
+    assert lines[0].split("\t") == ["task", "number", "steps", "llm", "code", "date", "seeds_verified", "instruction"]
+    assert lines[1:4] == [
+        'click-button\t1\t1\tlocal:1.5b\t-\t2026-11-24\t100003\tClick on the "Next" button.',
+        'click-button\t2\t1\tlocal:1.5b\t0.4.0+src.abc123\t2026-11-24\t100010,100011,100012\tClick on the "Ok" button.',
+        "click-color\t1\t1\tlocal:1.5b\t-\t2026-11-25\t7,8,9\tClick the red button.",
+    ]
+    assert lines[4:] == ["2 of 130 tasks have an example; 1 of the paper's 48"]
+
+
+def test_list_of_one_task(stored: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "store", "list", "--store", str(stored), "--task", "click-color")
+    assert code == 0
+    assert [line.split("\t")[0] for line in out.splitlines()[1:-1]] == ["click-color"]
+
+
+def test_show_prints_the_example_as_the_prompt_shows_it(stored: Path, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """What `store show` prints is, character for character, part of a real `--examples auto` prompt."""
+    code, shown_one, _ = run(capsys, "store", "show", "click-button", "2", "--store", str(stored))
+    assert code == 0
+    assert shown_one.startswith("Here is a task you solved before, with the program that solved it:\n"
+                                'Task: Click on the "Ok" button.\nPage:\n[4] button "Next"\n')
+    assert "click('button', 'Ok')" in shown_one and GENERAL not in shown_one
+    _, shown_all, _ = run(capsys, "store", "show", "click-button", "--store", str(stored))
+    replies = tmp_path / "replies.json"
+    replies.write_text(json.dumps({"*": [f"```python\n{GENERAL}\n```"]}))
+    main(["solve", "--task", "click-button", "--examples", "auto", "--store", str(stored), "--llm", f"replay:{replies}",
+          "--json"])
+    prompt = json.loads(capsys.readouterr().out)["trace"][0]["prompt"][1]["content"]
+    assert prompt.startswith(shown_all.rstrip("\n") + "\n\nTask: ")
+    assert shown_one.rstrip("\n") in prompt
+
+
+def test_remove_takes_out_one_and_the_file_with_the_last(stored: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "store", "remove", "click-button", "1", "--store", str(stored))
+    assert code == 0 and out == 'removed click-button example 1: Click on the "Next" button.\n'
+    [left] = store.load("click-button", stored)
+    assert (left.instruction, left.number) == ('Click on the "Ok" button.', 1)
+    assert run(capsys, "store", "remove", "click-color", "1", "--store", str(stored))[0] == 0
+    assert not (stored / "click-color.json").exists()
+    assert store.tasks(stored) == ["click-button"]
+    assert not list(stored.glob("*.tmp"))
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["show", "no-such-task"], "unknown task 'no-such-task'; `webwise tasks` lists the 130 available"),
+    (["remove", "no-such-task", "1"], "unknown task 'no-such-task'; `webwise tasks` lists the 130 available"),
+    (["list", "--task", "no-such-task"], "unknown task 'no-such-task'; `webwise tasks` lists the 130 available"),
+    (["show", "click-link"], "no example for click-link in {store}"),
+    (["remove", "click-link", "1"], "no example for click-link in {store}"),
+    (["show", "click-button", "3"], "click-button has 2 example(s) in {store}; there is no example 3"),
+    (["remove", "click-color", "2"], "click-color has 1 example(s) in {store}; there is no example 2"),
+    (["remove", "click-color", "0"], "argument number: expected a number >= 1, got 0"),
+])
+def test_bad_input_is_one_line_and_exit_2(stored: Path, capsys: pytest.CaptureFixture[str], argv: list[str],
+                                          message: str) -> None:
+    before = {path.name: path.read_bytes() for path in stored.iterdir()}
+    code, out, err = run(capsys, "store", *argv, "--store", str(stored))
+    assert (code, out) == (2, "") and err == f"webwise: error: {message.format(store=stored)}\n"
+    assert {path.name: path.read_bytes() for path in stored.iterdir()} == before
+
+
+@pytest.mark.parametrize("command", [["list"], ["show", "click-button"], ["remove", "click-button", "1"]])
+def test_no_store_is_an_error(tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]) -> None:
+    code, out, err = run(capsys, "store", *command, "--store", str(tmp_path / "typo"))
+    assert (code, out, err) == (2, "", f"webwise: error: no example store at {tmp_path / 'typo'}\n")
+    assert not (tmp_path / "typo").exists()
+
+
+def test_remove_waits_for_the_stores_lock(stored: Path) -> None:
+    """A removal while a harvest holds the lock waits for it, then removes: no lost update."""
+    with open(stored / ".lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        removal = subprocess.Popen([sys.executable, "-m", "webwise", "store", "remove", "click-button", "2",
+                                    "--store", str(stored)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        with pytest.raises(subprocess.TimeoutExpired):
+            removal.wait(timeout=3)
+        assert store.count("click-button", stored) == 2
+        fcntl.flock(lock, fcntl.LOCK_UN)
+    assert removal.wait(timeout=60) == 0, removal.stderr.read() if removal.stderr else ""
+    assert [e.instruction for e in store.load("click-button", stored)] == ['Click on the "Next" button.']
