@@ -161,6 +161,17 @@ def test_resume_after_kill_9_neither_loses_nor_duplicates_examples(tmp_path: Pat
     assert [line.split("\t")[4] for line in again.stdout.splitlines()[1:]] == ["1", "1", "1"]  # kept, once each
 
 
+def test_an_episode_killed_after_storing_its_example_counts_it_as_kept_when_rerun(tmp_path: Path) -> None:
+    """A kill between the store and the journal: the rerun finds its own example, not another's duplicate."""
+    store_dir, llm = tmp_path / "store", replay(tmp_path, {"click-button": [GENERAL]})
+    harvest(["click-button"], seeds=1, llm=llm, store_dir=store_dir, progress=QUIET)
+    (store_dir / JOURNAL).unlink()
+    [report] = harvest(["click-button"], seeds=2, llm=llm, store_dir=store_dir, progress=QUIET)
+    assert (report.episodes, report.kept, report.duplicates, report.stored) == (2, 1, 1, 1)
+    assert [r["verdict"] for r in journal(store_dir)] == ["solved; kept (stored before an interruption)",
+                                                          "solved; duplicate"]
+
+
 def test_ctrl_c_exits_130_with_what_was_kept_on_disk(tmp_path: Path) -> None:
     store_dir = tmp_path / "store"
     process = subprocess.Popen([WEBWISE, "harvest", "--tasks", "click-button", "--seeds", "40", "--llm",
