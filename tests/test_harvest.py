@@ -33,6 +33,10 @@ READERS = {
 QUIET = io.StringIO()
 
 
+def readers(tmp_path: Path) -> str:
+    return replay(tmp_path, {task: [reply] for task, reply in READERS.items()}, "readers.json")
+
+
 def journal(store_dir: Path) -> list[dict[str, object]]:
     return read_results(store_dir / JOURNAL)
 
@@ -123,7 +127,7 @@ def test_an_episode_solved_at_trial_2_contributes_trial_2s_programs(tmp_path: Pa
 
 
 def test_two_workers_harvest_every_task(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    llm = replay(tmp_path, {task: [reply] for task, reply in READERS.items()})
+    llm = readers(tmp_path)
     assert main(["harvest", "--tasks", ",".join(READERS), "--seeds", "2", "--llm", llm, "--workers", "2",
                  "--store", str(tmp_path / "store")]) == 0
     err = capsys.readouterr().err
@@ -136,7 +140,7 @@ def test_two_workers_harvest_every_task(tmp_path: Path, capsys: pytest.CaptureFi
 
 def test_resume_after_kill_9_neither_loses_nor_duplicates_examples(tmp_path: Path) -> None:
     store_dir = tmp_path / "store"
-    args = [WEBWISE, "harvest", "--tasks", ",".join(READERS), "--seeds", "4", "--llm", replay(tmp_path, {task: [reply] for task, reply in READERS.items()}),
+    args = [WEBWISE, "harvest", "--tasks", ",".join(READERS), "--seeds", "4", "--llm", readers(tmp_path),
             "--store", str(store_dir)]
     process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:
@@ -175,7 +179,7 @@ def test_an_episode_killed_after_storing_its_example_counts_it_as_kept_when_reru
 def test_ctrl_c_exits_130_with_what_was_kept_on_disk(tmp_path: Path) -> None:
     store_dir = tmp_path / "store"
     process = subprocess.Popen([WEBWISE, "harvest", "--tasks", "click-button", "--seeds", "40", "--llm",
-                                replay(tmp_path, {task: [reply] for task, reply in READERS.items()}), "--store", str(store_dir)],
+                                readers(tmp_path), "--store", str(store_dir)],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60
@@ -193,7 +197,7 @@ def test_ctrl_c_exits_130_with_what_was_kept_on_disk(tmp_path: Path) -> None:
 
 def test_harvest_remote_and_seed_errors_are_one_line_and_exit_2(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    llm = replay(tmp_path, {task: [reply] for task, reply in READERS.items()})
+    llm = readers(tmp_path)
     base = ["harvest", "--tasks", "click-button", "--llm", llm, "--store", str(tmp_path / "store")]
     assert main([*base, "--remote", "http://127.0.0.1:9"]) == 2
     err = capsys.readouterr().err.splitlines()
@@ -205,7 +209,8 @@ def test_harvest_remote_and_seed_errors_are_one_line_and_exit_2(
 
 def test_concurrent_harvests_never_corrupt_the_store(tmp_path: Path) -> None:
     store_dir = tmp_path / "store"
-    files = [replay(tmp_path, {"click-button": [reply]}, f"c{n}.json") for n, reply in enumerate([GENERAL, OTHER_SPELLING])]
+    files = [replay(tmp_path, {"click-button": [reply]}, f"c{n}.json")
+             for n, reply in enumerate([GENERAL, OTHER_SPELLING])]
     runs = [subprocess.Popen([sys.executable, "-m", "webwise", "harvest", "--tasks", "click-button,click-test",
                               "--seeds", "2", "--llm", llm, "--store", str(store_dir)],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for llm in files]

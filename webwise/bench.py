@@ -231,7 +231,8 @@ class Progress:
         left = self.total - self.already - self.done
         eta = _duration(elapsed / self.done * left)
         count = self.already + self.done
-        verdict = record.get("verdict") or ("solved" if record["success"] else ("error" if record["error"] else "failed"))
+        plain = "solved" if record["success"] else ("error" if record["error"] else "failed")
+        verdict = record.get("verdict") or plain
         status = (f"{count}/{self.total} solved {self.solved}/{self.done} "
                   f"{self.done / elapsed * 60:.1f} ep/min ETA {eta}")
         if self.tty:

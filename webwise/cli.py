@@ -113,7 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="fresh seeds a candidate must solve replayed without the model (default 3)")
     harvest.add_argument("--llm", default="local", help=LLM_HELP)
     harvest.add_argument("--store", type=directory, default=None, help="example store to write (default: the checkout's incontext/auto; needed when installed)")
-    harvest.add_argument("--method", default="webwise", choices=METHODS, help="method of the episodes (default webwise)")
+    harvest.add_argument("--method", default="webwise", choices=METHODS,
+                         help="method of the episodes (default webwise)")
     harvest.add_argument("--max-steps", type=positive_int, default=5, help="programs per trial (webwise method)")
     harvest.add_argument("--workers", type=positive_int, default=1,
                          help="parallel browsers (default 1); with local they share one model, one call at a time")

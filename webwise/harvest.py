@@ -238,7 +238,8 @@ def _same_episode(stored: dict[str, Any], candidate: dict[str, Any]) -> bool:
     return all(stored.get(name) == candidate[name] for name in ("llm", "method", "seed"))
 
 
-def summarize(records: list[dict[str, Any]], keys: set[Key], tasks: Sequence[str], store_dir: Path) -> list[TaskHarvest]:
+def summarize(records: list[dict[str, Any]], keys: set[Key], tasks: Sequence[str],
+              store_dir: Path) -> list[TaskHarvest]:
     """Per task, what the planned episodes in the journal produced (the last record of each)."""
     latest = {record_key(r): r for r in records if record_key(r) in keys}
     reports = {task: TaskHarvest(task) for task in tasks}
