@@ -126,6 +126,22 @@ def test_an_episode_solved_at_trial_2_contributes_trial_2s_programs(tmp_path: Pa
     assert journal(tmp_path / "store")[0]["max_trials"] == 2
 
 
+def test_a_step_replayed_from_an_earlier_trial_is_part_of_the_example(tmp_path: Path) -> None:
+    """Trial 1 types the name, then clicks no button; the review fixes step 2; trial 2 replays step 1 and
+    runs the fix: the example is those two programs, with the pages they saw in trial 2."""
+    typing = "import re\nclick('input_text', '')\nenter_text(re.search(r'\"(.+?)\"', task).group(1))"
+    review = "Step: 2\nWhy: no button has that name.\n```python\nclick('button', '')\n```"
+    llm = replay(tmp_path, {"enter-text": [f"```python\n{typing}\n```", "```python\nclick('button', 'Nope')\n```",
+                                           review]})
+    [report] = harvest(["enter-text"], seeds=1, trials=2, max_steps=2, llm=llm, store_dir=tmp_path / "store",
+                       progress=QUIET)
+    assert (report.solved, report.kept) == (1, 1), report
+    [entry] = json.loads((tmp_path / "store" / "enter-text.json").read_text())
+    assert [step["program"] for step in entry["steps"]] == [typing, "click('button', '')"]
+    assert entry["provenance"]["trial"] == 1
+    assert entry["steps"][1]["observation"] != entry["steps"][0]["observation"]  # the page after the typing
+
+
 def test_two_workers_harvest_every_task(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     llm = readers(tmp_path)
     assert main(["harvest", "--tasks", ",".join(READERS), "--seeds", "2", "--llm", llm, "--workers", "2",
