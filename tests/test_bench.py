@@ -258,6 +258,23 @@ def test_an_episode_whose_browser_dies_twice_is_recorded_with_its_error(replay: 
     assert result["infra_error"] == "browser died: chrome not reachable"  # no result: --resume runs it again
 
 
+def test_an_infrastructure_record_from_a_webdriver_error_has_the_planned_key(replay: Path, tmp_path: Path) -> None:
+    """Its key must be the planned one (trials, guards), or --resume would neither see nor replace it."""
+    from selenium.common.exceptions import WebDriverException
+
+    class Failing:
+        def run(self, task: str, seed: int, method: str, examples: str) -> Episode:
+            raise WebDriverException("session deleted")
+
+    config = BenchConfig(tasks=["click-button"], seeds=[0], methods=["webwise"], examples=["none"],
+                         llm=f"replay:{replay}", out=tmp_path, trials=3, guards=False)
+    worker = Worker(0, Bench(config), llm=ReplayModel({}, "m"))
+    worker.session = Failing()
+    result = worker._episode(Job("click-button", 0, "webwise", "none"))
+    assert result is not None and "session deleted" in result["infra_error"]
+    assert record_key(result) == Job("click-button", 0, "webwise", "none").key("m", 3, False)
+
+
 def test_tables_show_success_at_trial_1_beside_trial_t() -> None:
     from webwise import tables
 

@@ -1,21 +1,44 @@
-"""Auto-Context Generation with the replay backend: what is kept, what is refused, what the prompt shows."""
+"""Auto-Context Generation with the replay backend: what is kept, what is refused, what the prompt shows,
+trials, workers, resume after kill -9 and Ctrl-C."""
 
 from __future__ import annotations
 
+import io
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 from webwise import store
+from webwise.bench import read_results, record_key
 from webwise.cli import main
-from webwise.harvest import harvest
+from webwise.harvest import JOURNAL, check_seeds, harvest
+
+WEBWISE = str(Path(sys.executable).parent / "webwise")
 
 GENERAL = "```python\nimport re\nclick('button', re.search(r'\"(.*)\"', task).group(1))\n```"
 OTHER_SPELLING = "Here:\n```python\nimport re\nname = re.findall(r'\"(.*)\"', task)[0]\nclick('button', name)\n```"
 WRONG = "```python\nclick('button', 'no such button')\n```"
+#: Programs that read the task (click-test's button is always "Click Me!": there a literal generalises).
+READERS = {
+    "click-button": GENERAL,
+    "click-link": "```python\nimport re\nclick('span', re.search(r'\"(.*)\"', task).group(1))\n```",
+    "click-test": "```python\nclick('button', 'Click Me!')\n```",
+}
+QUIET = io.StringIO()
+
+
+def readers(tmp_path: Path) -> str:
+    return replay(tmp_path, {task: [reply] for task, reply in READERS.items()}, "readers.json")
+
+
+def journal(store_dir: Path) -> list[dict[str, object]]:
+    return read_results(store_dir / JOURNAL)
 
 
 def replay(tmp_path: Path, replies: dict[str, list[str]], name: str = "replies.json") -> str:
@@ -26,17 +49,20 @@ def replay(tmp_path: Path, replies: dict[str, list[str]], name: str = "replies.j
 
 def test_successes_kept_failures_and_duplicates_refused(tmp_path: Path) -> None:
     llm = replay(tmp_path, {"click-button": [GENERAL], "click-link": [WRONG]})
-    reports = harvest(["click-button", "click-link"], trials=3, llm=llm, store_dir=tmp_path / "store")
+    reports = harvest(["click-button", "click-link"], seeds=3, llm=llm, store_dir=tmp_path / "store", progress=QUIET)
     button, link = reports
-    assert (button.trials, button.solved, button.kept, button.duplicates) == (3, 3, 1, 2)
-    assert (link.solved, link.kept, link.stored) == (0, 0, 0)
+    assert (button.episodes, button.solved, button.candidates, button.kept, button.duplicates) == (3, 3, 3, 1, 2)
+    assert (link.episodes, link.solved, link.kept, link.stored) == (3, 0, 0, 0)
     entries = json.loads((tmp_path / "store" / "click-button.json").read_text())
     assert len(entries) == 1
     entry = entries[0]
     assert entry["steps"][0]["program"].endswith("click('button', re.search(r'\"(.*)\"', task).group(1))")
     assert any(e["tag"] == "button" for e in entry["steps"][0]["observation"])
     assert entry["instruction"].startswith("Click on the")
-    assert {"llm", "method", "seed", "reward", "seconds", "harvested_at", "check_seed"} <= set(entry["provenance"])
+    assert set(entry["provenance"]) == {"llm", "method", "seed", "trial", "reward", "seconds", "harvested_at", "code",
+                                        "check_seeds"}
+    assert entry["provenance"]["check_seeds"] == check_seeds(3) == [100000, 100001, 100002]
+    assert (entry["provenance"]["seed"], entry["provenance"]["trial"]) == (0, 0)
     assert not (tmp_path / "store" / "click-link.json").exists()
 
 
@@ -45,7 +71,8 @@ def test_a_program_that_differs_only_in_comments_and_layout_is_a_duplicate(tmp_p
                    "click( 'button',re.search(r'\"(.*)\"', task).group(1) )  # press it\n```")
     for number, reply in enumerate([GENERAL, recommented]):
         llm = replay(tmp_path, {"click-button": [reply]}, f"r{number}.json")
-        [report] = harvest(["click-button"], trials=1, llm=llm, store_dir=tmp_path / "store", seed_start=number)
+        [report] = harvest(["click-button"], seeds=1, llm=llm, store_dir=tmp_path / "store", seed_start=number,
+                           progress=QUIET)
     assert (report.solved, report.kept, report.duplicates) == (1, 0, 1)
     assert store.count("click-button", tmp_path / "store") == 1
 
@@ -54,26 +81,154 @@ def test_cap_of_two_per_task(tmp_path: Path) -> None:
     third = "```python\nimport re\nwanted = re.search(r'\"(.*)\"', task).group(1)\nclick('button', wanted)\n```"
     for number, reply in enumerate([GENERAL, OTHER_SPELLING, third]):
         llm = replay(tmp_path, {"click-button": [reply]}, f"r{number}.json")
-        harvest(["click-button"], trials=1, llm=llm, store_dir=tmp_path / "store", seed_start=number)
+        harvest(["click-button"], seeds=1, llm=llm, store_dir=tmp_path / "store", seed_start=number, progress=QUIET)
     assert store.count("click-button", tmp_path / "store") == store.MAX_PER_TASK
 
 
-def test_program_that_only_fits_one_seed_fails_the_recheck(tmp_path: Path) -> None:
+def test_a_literal_answer_is_refused_by_the_three_seed_check_and_the_summary_says_why(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Seed 13's button is "No", as is the first check seed's: one fresh seed would keep the literal."""
     from webwise.environment import MiniWoBEnv
 
     with MiniWoBEnv() as env:
-        utterance = env.reset("click-button", 0)
-    lucky = f"```python\nclick('button', {utterance.split(chr(34))[1]!r})\n```"
-    llm = replay(tmp_path, {"click-button": [lucky]})
-    [report] = harvest(["click-button"], trials=1, llm=llm, store_dir=tmp_path / "store")
-    assert report.solved == 1 and report.failed_check == 1 and report.stored == 0
+        buttons = [env.reset("click-button", seed).split('"')[1] for seed in (13, 100000, 100001)]
+    assert buttons == ["No", "No", "ok"]
+    llm = replay(tmp_path, {"click-button": ["```python\nclick('button', 'No')\n```"]})
+    [once] = harvest(["click-button"], seeds=1, seed_start=13, check_seeds=1, llm=llm, store_dir=tmp_path / "one",
+                     progress=QUIET)
+    assert (once.candidates, once.kept) == (1, 1)
+
+    assert main(["harvest", "--tasks", "click-button", "--seeds", "1", "--seed-start", "13", "--llm", llm,
+                 "--store", str(tmp_path / "three")]) == 0
+    out, err = capsys.readouterr()
+    row = out.splitlines()[1].split("\t")
+    assert row[:8] == ["click-button", "1", "1", "1", "0", "0", "1", "0"]
+    assert row[8].startswith("seed 100001: ")
+    assert "solved; refused by the check: seed 100001: " in err
+    assert "the check refused 1 candidate(s)" in err
+    [record] = journal(tmp_path / "three")
+    assert record["outcome"] == "refused" and record["check_seeds"] == [100000]
+    assert not (tmp_path / "three" / "click-button.json").exists()
+
+
+def test_an_episode_solved_at_trial_2_contributes_trial_2s_programs(tmp_path: Path) -> None:
+    """Trial 1 clicks a wrong button (cleanly); the review names nothing; trial 2 reads the task."""
+    wrong_button = ("```python\nimport re\nwanted = re.search(r'\"(.*)\"', task).group(1)\n"
+                    "click('button', next(e['text'] for e in observation if e['tag'] == 'button' "
+                    "and e['text'] != wanted))\n```")
+    llm = replay(tmp_path, {"click-button": [wrong_button, "I do not know.", GENERAL]})
+    [report] = harvest(["click-button"], seeds=1, trials=2, max_steps=1, llm=llm, store_dir=tmp_path / "store",
+                       progress=QUIET)
+    assert (report.solved, report.kept) == (1, 1)
+    [entry] = json.loads((tmp_path / "store" / "click-button.json").read_text())
+    assert [step["program"] for step in entry["steps"]] == [GENERAL.split("\n", 1)[1].rsplit("\n", 1)[0]]
+    assert entry["provenance"]["trial"] == 1
+    assert journal(tmp_path / "store")[0]["max_trials"] == 2
+
+
+def test_a_step_replayed_from_an_earlier_trial_is_part_of_the_example(tmp_path: Path) -> None:
+    """Trial 1 types the name, then clicks no button; the review fixes step 2; trial 2 replays step 1 and
+    runs the fix: the example is those two programs, with the pages they saw in trial 2."""
+    typing = "import re\nclick('input_text', '')\nenter_text(re.search(r'\"(.+?)\"', task).group(1))"
+    review = "Step: 2\nWhy: no button has that name.\n```python\nclick('button', '')\n```"
+    llm = replay(tmp_path, {"enter-text": [f"```python\n{typing}\n```", "```python\nclick('button', 'Nope')\n```",
+                                           review]})
+    [report] = harvest(["enter-text"], seeds=1, trials=2, max_steps=2, llm=llm, store_dir=tmp_path / "store",
+                       progress=QUIET)
+    assert (report.solved, report.kept) == (1, 1), report
+    [entry] = json.loads((tmp_path / "store" / "enter-text.json").read_text())
+    assert [step["program"] for step in entry["steps"]] == [typing, "click('button', '')"]
+    assert entry["provenance"]["trial"] == 1
+    assert entry["steps"][1]["observation"] != entry["steps"][0]["observation"]  # the page after the typing
+
+
+def test_two_workers_harvest_every_task(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    llm = readers(tmp_path)
+    assert main(["harvest", "--tasks", ",".join(READERS), "--seeds", "2", "--llm", llm, "--workers", "2",
+                 "--store", str(tmp_path / "store")]) == 0
+    err = capsys.readouterr().err
+    assert "6 to run with" in err and "on 2 worker(s)" in err
+    assert len([line for line in err.splitlines() if line.startswith("harvest ") and "ETA" in line]) == 6
+    assert sorted((r["task"], r["seed"]) for r in journal(tmp_path / "store")) == [
+        (task, seed) for task in sorted(READERS) for seed in (0, 1)]
+    assert all(store.count(task, tmp_path / "store") == 1 for task in READERS)
+
+
+def test_resume_after_kill_9_neither_loses_nor_duplicates_examples(tmp_path: Path) -> None:
+    store_dir = tmp_path / "store"
+    args = [WEBWISE, "harvest", "--tasks", ",".join(READERS), "--seeds", "4", "--llm", readers(tmp_path),
+            "--store", str(store_dir)]
+    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len(journal(store_dir)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)  # the harvest and its browser, as a kill -9 of the session would
+        process.wait()
+    killed_at = len(journal(store_dir))
+    assert 2 <= killed_at < 12
+    with (store_dir / JOURNAL).open("ab") as handle:  # what a kill in the middle of a write leaves
+        handle.write(b'{"task": "click-link", "seed": 3, "meth')
+    again = subprocess.run(args, capture_output=True, text=True, timeout=200)
+    assert again.returncode == 0, again.stderr
+    assert f"{killed_at} already in" in again.stderr and f"{12 - killed_at} to run" in again.stderr
+    keys = [record_key(r) for r in journal(store_dir)]
+    assert len(keys) == 12 and len(set(keys)) == 12  # no finished episode ran twice
+    for task, program in READERS.items():
+        [entry] = json.loads((store_dir / f"{task}.json").read_text())
+        assert program.split("```python\n")[1].startswith(entry["steps"][0]["program"])
+    assert [line.split("\t")[4] for line in again.stdout.splitlines()[1:]] == ["1", "1", "1"]  # kept, once each
+
+
+def test_an_episode_killed_after_storing_its_example_counts_it_as_kept_when_rerun(tmp_path: Path) -> None:
+    """A kill between the store and the journal: the rerun finds its own example, not another's duplicate."""
+    store_dir, llm = tmp_path / "store", replay(tmp_path, {"click-button": [GENERAL]})
+    harvest(["click-button"], seeds=1, llm=llm, store_dir=store_dir, progress=QUIET)
+    (store_dir / JOURNAL).unlink()
+    [report] = harvest(["click-button"], seeds=2, llm=llm, store_dir=store_dir, progress=QUIET)
+    assert (report.episodes, report.kept, report.duplicates, report.stored) == (2, 1, 1, 1)
+    assert [r["verdict"] for r in journal(store_dir)] == ["solved; kept (stored before an interruption)",
+                                                          "solved; duplicate"]
+
+
+def test_ctrl_c_exits_130_with_what_was_kept_on_disk(tmp_path: Path) -> None:
+    store_dir = tmp_path / "store"
+    process = subprocess.Popen([WEBWISE, "harvest", "--tasks", "click-button", "--seeds", "40", "--llm",
+                                readers(tmp_path), "--store", str(store_dir)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while len(journal(store_dir)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert process.returncode == 130, err
+    assert "harvest: interrupted;" in err and "the same command runs the rest" in err
+    assert 3 <= len(journal(store_dir)) < 40 and store.count("click-button", store_dir) == 1
+    assert out.splitlines()[1].split("\t")[4] == "1"
+
+
+def test_harvest_remote_and_seed_errors_are_one_line_and_exit_2(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    llm = readers(tmp_path)
+    base = ["harvest", "--tasks", "click-button", "--llm", llm, "--store", str(tmp_path / "store")]
+    assert main([*base, "--remote", "http://127.0.0.1:9"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1].startswith("webwise: error: cannot start a browser on the Grid at http://127.0.0.1:9")
+    assert main([*base, "--seed-start", "99999", "--seeds", "2"]) == 2
+    assert capsys.readouterr().err == ("webwise: error: harvest seeds must be below 100000, where the check's fresh "
+                                       "seeds start; got 100000\n")
 
 
 def test_concurrent_harvests_never_corrupt_the_store(tmp_path: Path) -> None:
     store_dir = tmp_path / "store"
-    files = [replay(tmp_path, {"click-button": [reply]}, f"c{n}.json") for n, reply in enumerate([GENERAL, OTHER_SPELLING])]
+    files = [replay(tmp_path, {"click-button": [reply]}, f"c{n}.json")
+             for n, reply in enumerate([GENERAL, OTHER_SPELLING])]
     runs = [subprocess.Popen([sys.executable, "-m", "webwise", "harvest", "--tasks", "click-button,click-test",
-                              "--trials", "2", "--llm", llm, "--store", str(store_dir)],
+                              "--seeds", "2", "--llm", llm, "--store", str(store_dir)],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE) for llm in files]
     for run in runs:
         assert run.wait(timeout=120) == 0, run.stderr.read()
@@ -85,7 +240,8 @@ def test_concurrent_harvests_never_corrupt_the_store(tmp_path: Path) -> None:
 
 def test_auto_prompt_shows_harvested_programs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     store_dir = tmp_path / "store"
-    harvest(["click-button"], trials=1, llm=replay(tmp_path, {"click-button": [GENERAL]}), store_dir=store_dir)
+    harvest(["click-button"], seeds=1, llm=replay(tmp_path, {"click-button": [GENERAL]}), store_dir=store_dir,
+            progress=QUIET)
     solve_llm = replay(tmp_path, {"*": [GENERAL]}, "solve.json")
     code = main(["solve", "--task", "click-button", "--seed", "5", "--examples", "auto", "--store", str(store_dir),
                  "--llm", solve_llm, "--json"])

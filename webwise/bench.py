@@ -4,7 +4,9 @@ Workers are threads, each with its own :class:`Session` (one browser, one sandbo
 share one page server. Threads rather than processes because a worker mostly waits (on
 the browser, the sandbox child or the model), and because the embedded model must be
 loaded once: with ``local`` every worker gets the same model object behind a lock, with
-``replay``/``openai`` each worker builds its own client and calls run in parallel.
+``replay``/``openai`` each worker builds its own client and calls run in parallel. This
+machinery (:class:`Pool`: workers, shared model, progress, interrupts, the Grid) is also
+what ``webwise harvest`` runs on.
 
 ``DIR/results.jsonl`` is the only state. Each finished episode is one ``os.write`` of one
 line under a lock, then fsync, so a kill -9 loses at most the line being written, and that
@@ -210,10 +212,14 @@ CALL_THREAD = "webwise-llm-call"
 
 
 class Progress:
-    """A progress line on stderr: \\r-updated on a terminal, one line per episode otherwise."""
+    """A progress line on stderr: \\r-updated on a terminal, one line per episode otherwise.
 
-    def __init__(self, stream: TextIO, total: int, already: int) -> None:
-        self.stream, self.total, self.already = stream, total, already
+    ``label`` starts each line (the command's name); a record's ``verdict``, when it has one,
+    replaces the plain solved/error/failed (a harvest says what became of the candidate).
+    """
+
+    def __init__(self, stream: TextIO, total: int, already: int, label: str = "bench") -> None:
+        self.stream, self.total, self.already, self.label = stream, total, already, label
         self.done = self.solved = 0
         self.started = time.monotonic()
         self.tty = stream.isatty()
@@ -225,14 +231,15 @@ class Progress:
         left = self.total - self.already - self.done
         eta = _duration(elapsed / self.done * left)
         count = self.already + self.done
-        verdict = "solved" if record["success"] else ("error" if record["error"] else "failed")
+        plain = "solved" if record["success"] else ("error" if record["error"] else "failed")
+        verdict = record.get("verdict") or plain
         status = (f"{count}/{self.total} solved {self.solved}/{self.done} "
                   f"{self.done / elapsed * 60:.1f} ep/min ETA {eta}")
         if self.tty:
             filled = round(24 * count / self.total)
             self.stream.write(f"\r[{'#' * filled}{'.' * (24 - filled)}] {status}  ")
         else:
-            self.stream.write(f"bench {status} | {record['task']} seed {record['seed']} {record['method']}/"
+            self.stream.write(f"{self.label} {status} | {record['task']} seed {record['seed']} {record['method']}/"
                               f"{record['examples']}: {verdict}\n")
         self.stream.flush()
 
@@ -249,34 +256,34 @@ def _duration(seconds: float) -> str:
 
 
 class Worker(threading.Thread):
-    """Runs jobs from the shared queue with its own session until the queue is empty or stop is set."""
+    """Runs jobs from the pool's queue with its own session until the queue is empty or stop is set."""
 
-    def __init__(self, number: int, bench: "Bench", llm: ChatModel) -> None:
-        super().__init__(name=f"webwise-bench-{number}", daemon=True)
-        self.bench, self.llm = bench, llm
+    def __init__(self, number: int, pool: "Pool", llm: ChatModel) -> None:
+        super().__init__(name=f"webwise-{pool.label}-{number}", daemon=True)
+        self.pool, self.llm = pool, llm
         self.session: Any = None
 
     def run(self) -> None:
         from webwise.session import Session
 
-        bench = self.bench
+        pool = self.pool
         try:
-            self.session = Session(self.llm, bench.settings, remote_url=bench.config.remote_url, pages=bench.pages)
+            self.session = Session(self.llm, pool.settings, remote_url=pool.remote_url, pages=pool.pages)
             self._launch()
-            while not bench.stop.is_set():
+            while not pool.stop.is_set():
                 try:
-                    job = bench.jobs.get_nowait()
+                    job = pool.jobs.get_nowait()
                 except queue.Empty:
                     return
                 record = self._episode(job)
-                if record is None or bench.stop.is_set():
-                    return  # interrupted mid-episode: not recorded, so --resume reruns it
-                bench.results.append(record)
-                bench.finished.put(record)
-                bench.count_fault(record)
-        except BaseException as exc:  # a bug or a broken set-up ends the whole bench, not one worker
-            if not bench.stop.is_set():
-                bench.fail(exc)
+                if record is None or pool.stop.is_set():
+                    return  # interrupted mid-episode: not recorded, so a resume reruns it
+                pool.results.append(record)
+                pool.finished.put(record)
+                pool.count_fault(record)
+        except BaseException as exc:  # a bug or a broken set-up ends the whole run, not one worker
+            if not pool.stop.is_set():
+                pool.fail(exc)
         finally:
             if self.session is not None:
                 self.session.close()
@@ -285,11 +292,11 @@ class Worker(threading.Thread):
 
     def _launch(self) -> None:
         """Start the browser before the first job: a Grid or Chromium that cannot start at all is a
-        set-up error for the whole bench, not a failed episode per job."""
+        set-up error for the whole run, not a failed episode per job."""
         try:
             self.session.env.script("return 1;")
         except BrowserDied as exc:
-            where = f"on the Grid at {self.bench.config.remote_url}" if self.bench.config.remote_url else "here"
+            where = f"on the Grid at {self.pool.remote_url}" if self.pool.remote_url else "here"
             raise ConfigError(f"cannot start a browser {where}: {exc}") from None
 
     def _episode(self, job: Job) -> dict[str, Any] | None:
@@ -299,29 +306,38 @@ class Worker(threading.Thread):
         """
         for attempt in (1, 2):
             try:
-                return self.session.run(job.task, job.seed, job.method, job.examples).to_dict()
+                return self.pool.perform(self.session, job)
             except ConfigError:
                 raise
             except (WebwiseError, WebDriverException) as exc:
                 # Ctrl-C reaches the browser too: give the stop flag a moment to say so before retrying.
-                if self.bench.stop.wait(0.5):
+                if self.pool.stop.wait(0.5):
                     return None
                 if attempt == 2:
                     episode = getattr(exc, "episode", None) if isinstance(exc, BrowserDied) else None
-                    episode = episode or Episode(job.task, job.seed, job.method, job.examples, self.llm.name)
+                    episode = episode or Episode(job.task, job.seed, job.method, job.examples, self.llm.name,
+                                                 max_trials=self.pool.settings.trials,
+                                                 guards=self.pool.settings.guards)
                     episode.error = episode.error or str(exc)
                     episode.infra_error = str(exc)
                     return episode.to_dict()
         raise AssertionError("unreachable: the second attempt always returns")
 
 
-class Bench:
-    """One bench run over an output directory."""
+class Pool:
+    """Workers over one queue of jobs, one page server and one model, appending a record per job.
 
-    def __init__(self, config: BenchConfig) -> None:
-        self.config = config
-        self.settings = Settings(max_steps=config.max_steps, trials=config.trials, guards=config.guards,
-                                 screenshot_dir=config.out / SCREENSHOTS)
+    What a job does is :meth:`perform` (the bench runs an episode; a harvest also checks and
+    stores what the episode taught). Each worker has its own session; with ``local`` they
+    share one model (see :class:`SharedModel`). Ctrl-C or SIGTERM stops them between jobs, an
+    interrupted job is not recorded, and :data:`FAULTS_IN_A_ROW` infrastructure failures in a
+    row stop the run.
+    """
+
+    def __init__(self, llm: str, settings: Settings, *, workers: int, remote_url: str | None, page_host: str,
+                 stream: TextIO, label: str) -> None:
+        self.llm, self.settings, self.workers = llm, settings, workers
+        self.remote_url, self.page_host, self.stream, self.label = remote_url, page_host, stream, label
         self.stop = threading.Event()
         self.jobs: queue.Queue[Job] = queue.Queue()
         self.finished: queue.Queue[dict[str, Any]] = queue.Queue()
@@ -329,21 +345,87 @@ class Bench:
         self.pages: PageServer | None = None
         self.results: ResultsFile
         self.faults_in_a_row = 0
-        self.halted: str | None = None  # why the bench stopped early on infrastructure failures
+        self.halted: str | None = None  # why the run stopped early on infrastructure failures
         self._faults_lock = threading.Lock()
+
+    def perform(self, session: Any, job: Job) -> dict[str, Any]:
+        """The job's record; the bench's is the episode's."""
+        return session.run(job.task, job.seed, job.method, job.examples).to_dict()
 
     def fail(self, exc: BaseException) -> None:
         self.error = self.error or exc
         self.stop.set()
 
     def count_fault(self, record: dict[str, Any]) -> None:
-        """Stop the bench after :data:`FAULTS_IN_A_ROW` infrastructure failures with no result between."""
+        """Stop the run after :data:`FAULTS_IN_A_ROW` infrastructure failures with no result between."""
         with self._faults_lock:
             self.faults_in_a_row = self.faults_in_a_row + 1 if record.get("infra_error") else 0
             if self.faults_in_a_row >= FAULTS_IN_A_ROW and self.halted is None:
                 self.halted = (f"{self.faults_in_a_row} episodes in a row ended on an infrastructure failure, "
                                f"the last with: {record['infra_error']}")
                 self.stop.set()
+
+    def models(self, first: ChatModel, count: int) -> list[ChatModel]:
+        """One model per worker: ``first`` shared by all with ``local``, else a client each."""
+        if self.llm.split(":", 1)[0] == "local":
+            return [SharedModel(first, self.stop)] * count
+        return [SharedModel(first, self.stop),
+                *(SharedModel(make_llm(self.llm), self.stop, owns=True) for _ in range(count - 1))]
+
+    def work(self, jobs: Sequence[Job], path: Path, total: int, first: ChatModel) -> bool:
+        """Run ``jobs`` over the workers, appending to ``path``, until done or Ctrl-C / SIGTERM;
+        True when interrupted. ``total`` counts the jobs already done before these too."""
+        for job in jobs:
+            self.jobs.put(job)
+        models = self.models(first, min(self.workers, len(jobs)))
+        progress = Progress(self.stream, total, total - len(jobs), self.label)
+        try:
+            self.pages = PageServer(html_root(), host=self.page_host)
+        except OSError as exc:
+            raise ConfigError(f"cannot serve task pages on {self.page_host}: {exc.strerror or exc}") from None
+        self.results = ResultsFile(path)
+        workers = [Worker(i, self, model) for i, model in enumerate(models)]
+        interrupted = threading.Event()
+        with _on_interrupt(lambda: (interrupted.set(), self.stop.set())):
+            try:
+                for worker in workers:
+                    worker.start()
+                while any(w.is_alive() for w in workers) or not self.finished.empty():
+                    try:
+                        progress.update(self.finished.get(timeout=0.2))
+                    except queue.Empty:
+                        if self.stop.is_set():
+                            break
+                self._shut_down(workers)
+                while not self.finished.empty():
+                    progress.update(self.finished.get())
+            finally:
+                progress.finish()
+                self.results.close()
+                self.pages.close()
+        return interrupted.is_set()
+
+    def _shut_down(self, workers: list[Worker]) -> None:
+        """Give in-flight episodes a moment, then pull their browsers so the threads can end."""
+        deadline = time.monotonic() + 3
+        for worker in workers:
+            worker.join(timeout=max(0.0, deadline - time.monotonic()))
+        for worker in workers:
+            if worker.is_alive() and worker.session is not None:
+                worker.session.env.close()
+        for worker in workers:
+            worker.join(timeout=5)
+
+
+class Bench(Pool):
+    """One bench run over an output directory."""
+
+    def __init__(self, config: BenchConfig) -> None:
+        settings = Settings(max_steps=config.max_steps, trials=config.trials, guards=config.guards,
+                            screenshot_dir=config.out / SCREENSHOTS)
+        super().__init__(config.llm, settings, workers=config.workers, remote_url=config.remote_url,
+                         page_host=config.page_host, stream=config.stream, label="bench")
+        self.config = config
 
     def run(self) -> int:
         """0 when every planned episode is in the file with a result; 1 (:data:`EXIT_FAULTS`) when
@@ -380,11 +462,7 @@ class Bench:
               file=config.stream)
         if pending and (others := _other_code(existing)):
             print(f"bench: warning: {others}; the tables will mix them", file=config.stream)
-        interrupted = False
-        if pending:
-            for job in pending:
-                self.jobs.put(job)
-            interrupted = self._work(len(plan), already, self._models(first, min(config.workers, len(pending))))
+        interrupted = bool(pending) and self.work(pending, config.out / RESULTS, len(plan), first)
         if self.error is not None:
             raise self.error
         write_tables(config.out)
@@ -402,53 +480,6 @@ class Bench:
                   "--resume runs them again", file=config.stream)
             return EXIT_FAULTS
         return 0
-
-    def _models(self, first: ChatModel, count: int) -> list[ChatModel]:
-        if self.config.llm.split(":", 1)[0] == "local":
-            return [SharedModel(first, self.stop)] * count
-        return [SharedModel(first, self.stop),
-                *(SharedModel(make_llm(self.config.llm), self.stop, owns=True) for _ in range(count - 1))]
-
-    def _work(self, total: int, already: int, models: list[ChatModel]) -> bool:
-        """Run the workers until the queue is drained or Ctrl-C / SIGTERM; True when interrupted."""
-        config = self.config
-        progress = Progress(config.stream, total, already)
-        try:
-            self.pages = PageServer(html_root(), host=config.page_host)
-        except OSError as exc:
-            raise ConfigError(f"cannot serve task pages on {config.page_host}: {exc.strerror or exc}") from None
-        self.results = ResultsFile(config.out / RESULTS)
-        workers = [Worker(i, self, model) for i, model in enumerate(models)]
-        interrupted = threading.Event()
-        with _on_interrupt(lambda: (interrupted.set(), self.stop.set())):
-            try:
-                for worker in workers:
-                    worker.start()
-                while any(w.is_alive() for w in workers) or not self.finished.empty():
-                    try:
-                        progress.update(self.finished.get(timeout=0.2))
-                    except queue.Empty:
-                        if self.stop.is_set():
-                            break
-                self._shut_down(workers)
-                while not self.finished.empty():
-                    progress.update(self.finished.get())
-            finally:
-                progress.finish()
-                self.results.close()
-                self.pages.close()
-        return interrupted.is_set()
-
-    def _shut_down(self, workers: list[Worker]) -> None:
-        """Give in-flight episodes a moment, then pull their browsers so the threads can end."""
-        deadline = time.monotonic() + 3
-        for worker in workers:
-            worker.join(timeout=max(0.0, deadline - time.monotonic()))
-        for worker in workers:
-            if worker.is_alive() and worker.session is not None:
-                worker.session.env.close()
-        for worker in workers:
-            worker.join(timeout=5)
 
 
 @contextlib.contextmanager

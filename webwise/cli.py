@@ -121,14 +121,29 @@ def build_parser() -> argparse.ArgumentParser:
     add_guards(solve)
     solve.add_argument("--json", action="store_true", help="print the episode record as one JSON object")
 
-    harvest = commands.add_parser("harvest", help="zero-shot trials that store solved programs as examples (ACG)")
+    harvest = commands.add_parser(
+        "harvest", help="zero-shot episodes whose solved programs become examples if they generalise (ACG)",
+        description="Keep a solved episode's programs as the task's example only if, replayed without the model, "
+                    "they solve --check-seeds fresh seeds (100000 and up) too. STORE/harvest.jsonl records each "
+                    "finished episode: the same command again runs only the ones missing.")
     harvest.add_argument("--tasks", required=True, help="paper48, all, or a comma-separated list of tasks")
-    harvest.add_argument("--trials", type=positive_int, default=10, help="zero-shot trials per task (default 10)")
+    harvest.add_argument("--seeds", type=positive_int, default=10, help="episodes (seeds) per task (default 10)")
+    harvest.add_argument("--seed-start", type=seed, default=0, help="first seed, below 100000 (default 0)")
+    harvest.add_argument("--trials", type=positive_int, default=1,
+                         help="attempts per episode with reflection between them (default 1)")
+    harvest.add_argument("--check-seeds", type=positive_int, default=3,
+                         help="fresh seeds a candidate must solve replayed without the model (default 3)")
     harvest.add_argument("--llm", default="local", help=LLM_HELP)
     harvest.add_argument("--store", type=directory, default=None, help="example store to write (default: the checkout's incontext/auto; needed when installed)")
-    harvest.add_argument("--method", default="webwise", choices=METHODS, help="method of the trials (default webwise)")
-    harvest.add_argument("--seed-start", type=seed, default=0, help="seed of the first trial (default 0)")
+    harvest.add_argument("--method", default="webwise", choices=METHODS,
+                         help="method of the episodes (default webwise)")
     harvest.add_argument("--max-steps", type=positive_int, default=5, help="programs per trial (webwise method)")
+    harvest.add_argument("--workers", type=positive_int, default=1,
+                         help="parallel browsers (default 1); with local they share one model, one call at a time")
+    harvest.add_argument("--remote", default=None, metavar="URL", help="run the browsers on the Selenium Grid at URL")
+    harvest.add_argument("--page-host", default="127.0.0.1",
+                         help="address to serve task pages on; must be reachable from the Grid's nodes "
+                              "(default 127.0.0.1)")
     add_guards(harvest)
 
     add_store(commands)
@@ -203,20 +218,25 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _harvest(args: argparse.Namespace) -> int:
-    from webwise.harvest import harvest
+    from webwise.harvest import Harvest, HarvestConfig
 
-    tasks = parse_task_list(args.tasks)
-    reports = harvest(tasks, trials=args.trials, llm=args.llm, store_dir=args.store, method=args.method,
-                      seed_start=args.seed_start, max_steps=args.max_steps, guards=args.guards,
-                      progress=lambda line: print(line, file=sys.stderr, flush=True))
-    print("task\ttrials\tsolved\tkept\tduplicates\tfailed_check\tstored")
-    for r in reports:
-        print(f"{r.task}\t{r.trials}\t{r.solved}\t{r.kept}\t{r.duplicates}\t{r.failed_check}\t{r.stored}")
-    with_example = sum(r.stored > 0 for r in reports)
-    failed = sum(r.failed_check for r in reports)
-    print(f"{with_example} of {len(reports)} tasks have an example; {failed} solved trial(s) failed the re-check",
+    run = Harvest(HarvestConfig(tasks=parse_task_list(args.tasks), seeds=_seeds(args), llm=args.llm,
+                                store_dir=args.store, method=args.method, trials=args.trials,
+                                check_seeds=args.check_seeds, max_steps=args.max_steps, guards=args.guards,
+                                workers=args.workers, remote_url=args.remote, page_host=args.page_host))
+    status = run.run()
+    print("task\tepisodes\tsolved\tcandidates\tkept\tduplicates\trefused\tstored\twhy refused")
+    for r in run.reports:
+        why = r.reasons[0] + (f" (+{len(r.reasons) - 1} more)" if len(r.reasons) > 1 else "") if r.reasons else ""
+        print(shown(f"{r.task}\t{r.episodes}\t{r.solved}\t{r.candidates}\t{r.kept}\t{r.duplicates}\t{r.refused}\t"
+                    f"{r.stored}\t{why}"))
+    with_example = sum(r.stored > 0 for r in run.reports)
+    refused = sum(r.refused for r in run.reports)
+    print(f"{with_example} of {len(run.reports)} tasks have an example; the check refused {refused} candidate(s)",
           file=sys.stderr)
-    return 0
+    if status == 130:
+        _exit_past_abandoned_calls(status)
+    return status
 
 
 def _store(args: argparse.Namespace) -> int:
@@ -254,12 +274,7 @@ def choice_list(choices: Sequence[str]) -> Callable[[str], list[str]]:
 def _bench(args: argparse.Namespace) -> int:
     from webwise.bench import BenchConfig, run_bench
 
-    last = args.seed_start + args.seeds - 1
-    if last > MAX_SEED:
-        raise ConfigError(f"--seed-start {args.seed_start} with --seeds {args.seeds} goes past the largest seed, "
-                          f"{MAX_SEED}")
-    seeds = range(args.seed_start, last + 1)
-    status = run_bench(BenchConfig(tasks=parse_task_list(args.tasks), seeds=seeds, methods=args.methods,
+    status = run_bench(BenchConfig(tasks=parse_task_list(args.tasks), seeds=_seeds(args), methods=args.methods,
                                    examples=args.examples, llm=args.llm, out=args.out, workers=args.workers,
                                    resume=args.resume, max_steps=args.max_steps, trials=args.trials,
                                    guards=args.guards, remote_url=args.remote,
@@ -269,8 +284,17 @@ def _bench(args: argparse.Namespace) -> int:
     return status
 
 
+def _seeds(args: argparse.Namespace) -> range:
+    """``--seeds`` seeds from ``--seed-start``."""
+    last = args.seed_start + args.seeds - 1
+    if last > MAX_SEED:
+        raise ConfigError(f"--seed-start {args.seed_start} with --seeds {args.seeds} goes past the largest seed, "
+                          f"{MAX_SEED}")
+    return range(args.seed_start, last + 1)
+
+
 def _exit_past_abandoned_calls(status: int) -> None:
-    """Exit now if an interrupted bench left a model call running, its results being written.
+    """Exit now if an interrupted bench or harvest left a model call running, its results being written.
 
     An abandoned call cannot be joined: a hung endpoint may never answer, and llama.cpp's
     generation, native code, neither stops for Python nor lets a normal exit finish while

@@ -1,105 +1,284 @@
-"""Auto-Context Generation: zero-shot trials whose successful programs become examples.
+"""Auto-Context Generation: zero-shot episodes whose successful programs become examples.
 
-A trial runs a task with no examples. A solved trial's programs (with the instruction and
-the page each program saw) are kept only if they solve the task again on a fresh seed,
-replayed without the model: a program that only worked by luck on one page is no example.
+An episode runs a task with no examples, over up to ``trials`` attempts with the structured
+reflection between them (as ``solve --trials``). A solved episode's candidate is the attempt
+that solved it: its programs in order (replayed steps included, as the programs they were)
+with the page each program saw. The candidate is kept only if its programs, replayed without
+the model, solve :func:`check_seeds` too, fresh seeds of the task no harvest runs: a program
+that only worked on one page (a literal answer copied from the instruction) is no example.
 At most :data:`webwise.store.MAX_PER_TASK` per task, no duplicates.
+
+Episodes run over the bench's :class:`~webwise.bench.Pool` (workers, shared model, progress,
+interrupts, the Grid). ``STORE/harvest.jsonl`` is the journal: one line per finished episode
+(identified like a bench episode), appended after its candidate went into the store. Running
+the same harvest again runs only the episodes missing from it, so an interrupted or killed
+harvest resumes; an episode killed between the store and the journal runs again and finds
+its own example stored, which it counts as kept.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+import sys
+import time
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable
+from typing import Any, Sequence, TextIO
 
 from webwise import store
-from webwise.agent import Agent, Settings
+from webwise.agent import Agent, Settings, check_method
+from webwise.bench import EXIT_FAULTS, Job, Key, Pool, read_results, record_key
 from webwise.episode import Episode
-from webwise.llm import ChatModel
+from webwise.errors import ConfigError, Interrupted
+from webwise.llm import make_llm
 from webwise.llm.replay import ReplayModel
+from webwise.provenance import code_version
 from webwise.session import Session
+from webwise.tasks import check_task
 
-#: Fresh seeds for the re-check start here, far from any trial seed.
+#: The check's seeds start here. Harvest seeds must stay below it, so a check seed is never a
+#: page the model saw; people evaluate on seeds 0..999 and the harness ceiling uses 5000 and up.
 CHECK_SEED_OFFSET = 100_000
+#: Fresh seeds a candidate must solve, replayed without the model, to be kept.
+CHECK_SEEDS = 3
+#: The journal of finished episodes, in the store directory.
+JOURNAL = "harvest.jsonl"
+
+
+def check_seeds(count: int) -> list[int]:
+    """The seeds the check replays a task's candidates on: the same for every candidate and run,
+    so a resumed harvest checks as the first run did."""
+    return [CHECK_SEED_OFFSET + number for number in range(count)]
 
 
 @dataclass
 class TaskHarvest:
-    """What the trials of one task produced."""
+    """What the episodes of one task produced.
+
+    ``candidates`` are the solved episodes with programs; each was kept, a duplicate, refused
+    by the check (``reasons`` says why, one line each), or found the task full. ``faults``
+    episodes ended on an infrastructure failure: running the harvest again reruns them.
+    """
 
     task: str
-    trials: int = 0
+    episodes: int = 0
     solved: int = 0
+    candidates: int = 0
     kept: int = 0
     duplicates: int = 0
-    failed_check: int = 0
+    refused: int = 0
+    reasons: list[str] = field(default_factory=list)
+    faults: int = 0
     stored: int = 0
 
 
-def entry_from(episode: Episode) -> dict:
-    """The example a solved episode teaches: its clean steps and where it came from."""
-    steps = [{"observation": step.observation, "program": step.program}
-             for step in episode.trace if step.program is not None and step.error is None]
+@dataclass(frozen=True)
+class HarvestConfig:
+    tasks: Sequence[str]
+    seeds: Sequence[int]
+    llm: str = "local"
+    store_dir: Path | None = None
+    method: str = "webwise"
+    trials: int = 1
+    check_seeds: int = CHECK_SEEDS
+    max_steps: int = 5
+    guards: bool = True
+    workers: int = 1
+    remote_url: str | None = None
+    page_host: str = "127.0.0.1"
+    progress: TextIO | None = None  # None: whatever sys.stderr is when the harvest runs
+
+    def jobs(self) -> list[Job]:
+        """Task by task, seed by seed; every problem is a :class:`ConfigError` before anything starts."""
+        check_method(self.method, "none")
+        for task in self.tasks:
+            check_task(task)
+        if self.check_seeds < 1:
+            raise ConfigError("the check needs at least one seed")
+        if self.seeds and max(self.seeds) >= CHECK_SEED_OFFSET:
+            raise ConfigError(f"harvest seeds must be below {CHECK_SEED_OFFSET}, where the check's fresh seeds start; "
+                              f"got {max(self.seeds)}")
+        return [Job(task, seed, self.method, "none") for task in self.tasks for seed in self.seeds]
+
+
+def entry_from(episode: Episode) -> dict[str, Any]:
+    """The example a solved episode teaches: the winning attempt's programs and where they came from.
+
+    A step is left out when its program raised without moving the page: it did nothing the
+    later programs build on. One that raised after moving the page on stays, as a replayed
+    step does: the page the next program saw depends on it.
+    """
+    won = next(trial.trial for trial in episode.trials if trial.success)
+    steps = [{"observation": step.observation, "program": step.program} for step in episode.trace
+             if step.trial == won and step.program is not None and (step.error is None or step.changed)]
     return {
         "instruction": episode.utterance,
         "steps": steps,
-        "provenance": {"llm": episode.llm, "method": episode.method, "seed": episode.seed,
+        "provenance": {"llm": episode.llm, "method": episode.method, "seed": episode.seed, "trial": won,
                        "reward": episode.raw_reward, "seconds": episode.seconds,
-                       "harvested_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")},
+                       "harvested_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                       "code": code_version()},
     }
 
 
-def recheck(session: Session, task: str, entry: dict, seed: int, settings: Settings) -> bool:
-    """Replay the entry's programs, in order and without the model, on ``seed``."""
+def check(session: Session, task: str, entry: dict[str, Any], seeds: Sequence[int],
+          settings: Settings) -> tuple[list[int], str | None]:
+    """Replay the entry's programs, in order and without the model, on each seed until one fails.
+
+    Returns the seeds solved and, when one was not, ``"seed N: why"``: the first error a
+    program hit there, else ``not solved`` with the page's reason.
+    """
     replies = [f"```python\n{step['program']}\n```" for step in entry["steps"]]
-    model = ReplayModel({task: replies}, "replay:harvest-check")
-    agent = Agent(model, session.env, session.sandbox, settings)
-    return agent.run(task, seed, "webwise", "none").success
+    agent = Agent(ReplayModel({task: replies}, "replay:harvest-check"), session.env, session.sandbox,
+                  replace(settings, trials=1, max_steps=len(replies), screenshot_dir=None))
+    passed: list[int] = []
+    for seed in seeds:
+        episode = agent.run(task, seed, "webwise", "none")
+        if not episode.success:
+            return passed, f"seed {seed}: {_why(episode)}"
+        passed.append(seed)
+    return passed, None
 
 
-def harvest(tasks: list[str], *, trials: int = 10, llm: str | ChatModel = "local", store_dir: Path | None = None,
-            method: str = "webwise", seed_start: int = 0, max_steps: int = 5, guards: bool = True,
-            progress: Callable[[str], None] = lambda line: None) -> list[TaskHarvest]:
-    """Run zero-shot trials per task and keep what solves the task twice."""
-    store_dir = store.writable(store_dir)
-    settings = Settings(max_steps=max_steps, store_dir=store_dir, guards=guards)
-    reports = []
-    with Session(llm, settings) as session:
-        for task in tasks:
-            report = TaskHarvest(task)
-            reports.append(report)
-            for trial in range(trials):
-                if store.count(task, store_dir) >= store.MAX_PER_TASK:
-                    break
-                seed = seed_start + trial
-                episode = session.run(task, seed, method, "none")
-                report.trials += 1
-                verdict = "not solved"
-                if episode.success:
-                    report.solved += 1
-                    verdict = _keep(session, task, episode, seed, settings, store_dir, report)
-                progress(f"harvest {task} trial {trial + 1}/{trials} (seed {seed}): {verdict}")
-            report.stored = store.count(task, store_dir)
-    return reports
+def _why(episode: Episode) -> str:
+    error = next((step.error for step in episode.trace if step.error), None) or episode.error
+    if error:
+        return error.splitlines()[0]
+    return "not solved" + (f" ({episode.reason})" if episode.reason else "")
 
 
-def _keep(session: Session, task: str, episode: Episode, seed: int, settings: Settings,
-          store_dir: Path | None, report: TaskHarvest) -> str:
-    entry = entry_from(episode)
-    if not entry["steps"]:
-        return "solved without a program"
-    if store.has(task, entry, store_dir):
-        report.duplicates += 1
-        return "solved; duplicate"
-    check_seed = CHECK_SEED_OFFSET + seed
-    if not recheck(session, task, entry, check_seed, settings):
-        report.failed_check += 1
-        return f"solved; failed the re-check on seed {check_seed}"
-    entry["provenance"]["check_seed"] = check_seed
-    outcome = store.add(task, entry, store_dir)
-    if outcome == "kept":
-        report.kept += 1
-    elif outcome == "duplicate":
-        report.duplicates += 1
-    return f"solved; {outcome}"
+class Harvest(Pool):
+    """One harvest into a store: episodes over the workers, candidates checked and stored."""
+
+    def __init__(self, config: HarvestConfig) -> None:
+        self.store_dir = store.writable(config.store_dir)
+        settings = Settings(max_steps=config.max_steps, trials=config.trials, guards=config.guards,
+                            store_dir=self.store_dir)
+        super().__init__(config.llm, settings, workers=config.workers, remote_url=config.remote_url,
+                         page_host=config.page_host, stream=config.progress or sys.stderr, label="harvest")
+        self.config = config
+        self.reports: list[TaskHarvest] = []
+
+    def run(self) -> int:
+        """0 when every planned episode is in the journal with a result; 1 (:data:`EXIT_FAULTS`) when
+        some ended on an infrastructure failure; 130 after Ctrl-C or SIGTERM (everything kept so
+        far is on disk). :attr:`reports` holds the summary of every planned episode finished."""
+        config = self.config
+        plan = config.jobs()
+        self.store_dir.mkdir(parents=True, exist_ok=True)
+        journal = self.store_dir / JOURNAL
+        existing = read_results(journal, repair=True)  # a torn last line is cut before appending after it
+        first = make_llm(config.llm, callers=min(config.workers, len(plan)) or 1)
+        try:
+            keys = [job.key(first.name, config.trials, config.guards) for job in plan]
+            done = {record_key(r) for r in existing if not r.get("infra_error")}
+            pending = [job for job, key in zip(plan, keys) if key not in done]
+            print(f"harvest: {len(plan)} episodes planned, {len(plan) - len(pending)} already in {journal}, "
+                  f"{len(pending)} to run with {config.llm} on {min(config.workers, len(pending))} worker(s)",
+                  file=self.stream)
+            interrupted = bool(pending) and self.work(pending, journal, len(plan), first)
+        finally:
+            first.close()
+        if self.error is not None:
+            raise self.error
+        self.reports = summarize(read_results(journal), set(keys), config.tasks, self.store_dir)
+        faults = sum(r.faults for r in self.reports)
+        if interrupted:
+            print(f"harvest: interrupted; what was kept is in {self.store_dir}, the same command runs the rest",
+                  file=self.stream)
+            return 130
+        if self.halted or faults:
+            print(f"harvest: {self.halted or f'{faults} episodes ended on an infrastructure failure'}; "
+                  "the same command runs them again", file=self.stream)
+            return EXIT_FAULTS
+        return 0
+
+    def perform(self, session: Session, job: Job) -> dict[str, Any]:
+        """Run the episode unless the task is full, then check and store its candidate: the journal record."""
+        started = time.monotonic()
+        record: dict[str, Any] = {"task": job.task, "seed": job.seed, "method": job.method, "examples": job.examples,
+                                  "llm": session.llm.name, "max_trials": self.settings.trials,
+                                  "guards": self.settings.guards, "code": code_version(), "success": False,
+                                  "error": None, "infra_error": None, "trial": None, "check_seeds": [],
+                                  "refusal": None}
+        if store.count(job.task, self.store_dir) >= store.MAX_PER_TASK:
+            outcome, verdict = "skipped", f"not run: the task already has {store.MAX_PER_TASK} examples"
+        else:
+            episode = session.run(job.task, job.seed, job.method, job.examples)
+            record.update(success=episode.success, error=episode.error, infra_error=episode.infra_error)
+            outcome, verdict = self._candidate(session, episode, record) if episode.success else ("not solved",
+                                                                                                  "not solved")
+        record.update(outcome=outcome, verdict=verdict, seconds=round(time.monotonic() - started, 3))
+        return record
+
+    def _candidate(self, session: Session, episode: Episode, record: dict[str, Any]) -> tuple[str, str]:
+        """What became of a solved episode's candidate: (outcome, the progress line's verdict)."""
+        entry = entry_from(episode)
+        record["trial"] = entry["provenance"]["trial"]
+        if not entry["steps"]:
+            return "no program", "solved without a program"
+        stored = store.twin(episode.task, entry, self.store_dir)
+        if stored is not None and _same_episode(stored["provenance"], entry["provenance"]):
+            record["check_seeds"] = stored["provenance"].get("check_seeds", [])
+            return "kept", "solved; kept (stored before an interruption)"
+        if stored is not None:
+            return "duplicate", "solved; duplicate"
+        passed, refusal = check(session, episode.task, entry, check_seeds(self.config.check_seeds), self.settings)
+        record["check_seeds"] = passed
+        if refusal is not None:
+            record["refusal"] = refusal
+            return "refused", f"solved; refused by the check: {refusal}"
+        entry["provenance"]["check_seeds"] = passed
+        outcome = store.add(episode.task, entry, self.store_dir)
+        return outcome, f"solved; {outcome}"
+
+
+def _same_episode(stored: dict[str, Any], candidate: dict[str, Any]) -> bool:
+    """Whether a stored example came from this very episode (same model, method and seed)."""
+    return all(stored.get(name) == candidate[name] for name in ("llm", "method", "seed"))
+
+
+def summarize(records: list[dict[str, Any]], keys: set[Key], tasks: Sequence[str],
+              store_dir: Path) -> list[TaskHarvest]:
+    """Per task, what the planned episodes in the journal produced (the last record of each)."""
+    latest = {record_key(r): r for r in records if record_key(r) in keys}
+    reports = {task: TaskHarvest(task) for task in tasks}
+    for record in latest.values():
+        report = reports[record["task"]]
+        outcome = record.get("outcome")
+        if record.get("infra_error"):
+            report.faults += 1
+            continue
+        if outcome == "skipped":
+            continue
+        report.episodes += 1
+        report.solved += bool(record["success"])
+        if outcome in ("kept", "duplicate", "refused", "full"):
+            report.candidates += 1
+        report.kept += outcome == "kept"
+        report.duplicates += outcome == "duplicate"
+        if outcome == "refused":
+            report.refused += 1
+            report.reasons.append(record["refusal"])
+    for report in reports.values():
+        report.stored = store.count(report.task, store_dir)
+    return list(reports.values())
+
+
+def harvest(tasks: list[str], *, seeds: int = 10, seed_start: int = 0, trials: int = 1,
+            check_seeds: int = CHECK_SEEDS, llm: str = "local", store_dir: Path | None = None,
+            method: str = "webwise", max_steps: int = 5, guards: bool = True, workers: int = 1,
+            remote_url: str | None = None, page_host: str = "127.0.0.1",
+            progress: TextIO | None = None) -> list[TaskHarvest]:
+    """Harvest ``seeds`` episodes per task from ``seed_start`` into ``store_dir``; the summary per task.
+
+    Runs only the episodes not already in the store's journal (see the module docstring).
+    Raises :class:`Interrupted` after Ctrl-C or SIGTERM, with what was kept on disk.
+    """
+    run = Harvest(HarvestConfig(tasks=tasks, seeds=range(seed_start, seed_start + seeds), llm=llm,
+                                store_dir=store_dir, method=method, trials=trials, check_seeds=check_seeds,
+                                max_steps=max_steps, guards=guards, workers=workers, remote_url=remote_url,
+                                page_host=page_host, progress=progress))
+    if run.run() == 130:
+        raise Interrupted("harvest interrupted; running it again runs the rest")
+    return run.reports

@@ -159,7 +159,13 @@ def _holds(entries: list[dict[str, Any]], entry: dict[str, Any]) -> bool:
 
 def has(task: str, entry: dict[str, Any], directory: Path | None = None) -> bool:
     """Whether the store already holds an example with the same programs."""
-    return _holds(_read(task_file(task, directory)), entry)
+    return twin(task, entry, directory) is not None
+
+
+def twin(task: str, entry: dict[str, Any], directory: Path | None = None) -> dict[str, Any] | None:
+    """The stored example with the same programs as ``entry``, if any (its provenance says whence)."""
+    key = programs_key(entry)
+    return next((e for e in _read(task_file(task, directory)) if programs_key(e) == key), None)
 
 
 @contextlib.contextmanager
