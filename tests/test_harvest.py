@@ -17,7 +17,7 @@ import pytest
 from webwise import store
 from webwise.bench import read_results, record_key
 from webwise.cli import main
-from webwise.harvest import JOURNAL, check_seeds, harvest
+from webwise.harvest import HARVEST_SEED_START, JOURNAL, check_seeds, harvest
 
 WEBWISE = str(Path(sys.executable).parent / "webwise")
 
@@ -62,7 +62,7 @@ def test_successes_kept_failures_and_duplicates_refused(tmp_path: Path) -> None:
     assert set(entry["provenance"]) == {"llm", "method", "seed", "trial", "reward", "seconds", "harvested_at", "code",
                                         "check_seeds"}
     assert entry["provenance"]["check_seeds"] == check_seeds(3) == [100000, 100001, 100002]
-    assert (entry["provenance"]["seed"], entry["provenance"]["trial"]) == (0, 0)
+    assert (entry["provenance"]["seed"], entry["provenance"]["trial"]) == (HARVEST_SEED_START, 0)
     assert not (tmp_path / "store" / "click-link.json").exists()
 
 
@@ -150,7 +150,7 @@ def test_two_workers_harvest_every_task(tmp_path: Path, capsys: pytest.CaptureFi
     assert "6 to run with" in err and "on 2 worker(s)" in err
     assert len([line for line in err.splitlines() if line.startswith("harvest ") and "ETA" in line]) == 6
     assert sorted((r["task"], r["seed"]) for r in journal(tmp_path / "store")) == [
-        (task, seed) for task in sorted(READERS) for seed in (0, 1)]
+        (task, seed) for task in sorted(READERS) for seed in (HARVEST_SEED_START, HARVEST_SEED_START + 1)]
     assert all(store.count(task, tmp_path / "store") == 1 for task in READERS)
 
 

@@ -18,6 +18,7 @@ from webwise.agent import EXAMPLE_MODES, Settings, check_method, load_examples
 from webwise.environment import MAX_SEED, BrowserDied
 from webwise.episode import Episode
 from webwise.errors import ConfigError, WebwiseError
+from webwise.harvest import HARVEST_SEED_START
 from webwise.llm import SPECS
 from webwise.prompts import METHODS
 from webwise.tasks import PAPER48, PAPER_GROUPS, all_tasks, catalog, check_task, parse_task_list, suite_group
@@ -128,7 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "finished episode: the same command again runs only the ones missing.")
     harvest.add_argument("--tasks", required=True, help="paper48, all, or a comma-separated list of tasks")
     harvest.add_argument("--seeds", type=positive_int, default=10, help="episodes (seeds) per task (default 10)")
-    harvest.add_argument("--seed-start", type=seed, default=0, help="first seed, below 100000 (default 0)")
+    harvest.add_argument("--seed-start", type=seed, default=HARVEST_SEED_START,
+                         help=f"first seed, below 100000 (default {HARVEST_SEED_START}: apart from evaluation seeds)")
     harvest.add_argument("--trials", type=positive_int, default=1,
                          help="attempts per episode with reflection between them (default 1)")
     harvest.add_argument("--check-seeds", type=positive_int, default=3,

@@ -39,6 +39,8 @@ from webwise.tasks import check_task
 #: The check's seeds start here. Harvest seeds must stay below it, so a check seed is never a
 #: page the model saw; people evaluate on seeds 0..999 and the harness ceiling uses 5000 and up.
 CHECK_SEED_OFFSET = 100_000
+#: Harvest seeds start here by default: apart from the seeds benches evaluate on.
+HARVEST_SEED_START = 10_000
 #: Fresh seeds a candidate must solve, replayed without the model, to be kept.
 CHECK_SEEDS = 3
 #: The journal of finished episodes, in the store directory.
@@ -265,7 +267,7 @@ def summarize(records: list[dict[str, Any]], keys: set[Key], tasks: Sequence[str
     return list(reports.values())
 
 
-def harvest(tasks: list[str], *, seeds: int = 10, seed_start: int = 0, trials: int = 1,
+def harvest(tasks: list[str], *, seeds: int = 10, seed_start: int = HARVEST_SEED_START, trials: int = 1,
             check_seeds: int = CHECK_SEEDS, llm: str = "local", store_dir: Path | None = None,
             method: str = "webwise", max_steps: int = 5, guards: bool = True, workers: int = 1,
             remote_url: str | None = None, page_host: str = "127.0.0.1",
