@@ -22,16 +22,17 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from webwise.agent import VIEWS, load_examples  # noqa: E402
 from webwise.environment import MiniWoBEnv  # noqa: E402
 from webwise.llm.base import estimate_tokens  # noqa: E402
-from webwise.prompts import PromptExample, build_messages, task_message  # noqa: E402
+from webwise.prompts import PromptExample, build_messages, pointer_page, task_message  # noqa: E402
 from webwise.tasks import parse_task_list  # noqa: E402
 
 
 def prompt_tokens(env: MiniWoBEnv, task: str, seed: int, method: str, examples: str) -> int:
     """Tokens of the first call's messages for ``task`` at ``seed``."""
     utterance = env.reset(task, seed)
-    page = VIEWS[method](env.observe()[0], set(), set())
+    elements = env.observe()[0]
+    page = VIEWS[method](elements, set(), set())
     shown = [PromptExample(e.instruction, e.steps) for e in load_examples(task, examples)]
-    user = task_message(method, utterance, page, shown)
+    user = task_message(method, utterance, page, shown, pointer=pointer_page(elements))
     return sum(estimate_tokens(m["content"]) for m in build_messages(method, user, demonstrate=not shown))
 
 
