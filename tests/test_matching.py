@@ -74,6 +74,8 @@ def test_no_match_names_closest_candidates() -> None:
         ("span", '[7] span "Okay" .choice.primary', 7, "the whole summary line"),
         ("circle", "#(1,2) .plot-point", 10, "an SVG id and class"),
         ("button", "[9]", 9, "the ref alone"),
+        ("circle", "[10] circle #(1,2) @15,65 8x8 color=blue", 10, "a shape's line with its box and colour"),
+        ("line", "line @11,71 72x51 color=black points=11,71 83,122 #(1,2)", 10, "corners, then the id"),
     ],
 )
 def test_text_in_summary_notation_names_the_element_it_describes(tag: str, text: str, ref: int, written: str) -> None:

@@ -8,7 +8,12 @@ search-engine and text-transform):
 * the *whole DOM*: every visible element with geometry and colours.
 
 Each view is a list of dicts (what programs see as ``observation``) and renders to
-compact text for prompts.
+compact text for prompts. Every element carries its box (``left``, ``top``, ``width``,
+``height``, viewport CSS pixels) and what ``getDOMInfo`` leaves out of what the page
+shows: ``color`` (an SVG shape's paint, a textless swatch's background) and ``points``
+(an SVG line's or polygon's corners, the corners of what a canvas has drawn). The
+summary's text shows box, colour and points only for the elements that show something
+by them (:func:`is_visual`), so a form's prompt is what it was.
 """
 
 from __future__ import annotations
@@ -46,14 +51,16 @@ def _as_str(value: Any) -> str:
     return "" if value is None else str(value)
 
 
-def flatten(root: Element) -> list[Element]:
+def flatten(root: Element, visuals: dict[str, Any] | None = None) -> list[Element]:
     """Flatten a ``getDOMInfo`` tree into document order.
 
     Each element gets ``parent`` (ref or None), ``depth`` and ``deep_text``: its own text,
     or when it has none, its descendants' text joined (what click matching falls back on).
-    The root (``body``) is left out.
+    ``visuals`` (by ref, as the page read-out gives them) add ``color`` and ``points``
+    (see :func:`visual`). The root (``body``) is left out.
     """
     out: list[Element] = []
+    visuals = visuals or {}
 
     def visit(node: Element, parent: int | None, depth: int) -> str:
         element: Element = {
@@ -73,6 +80,7 @@ def flatten(root: Element) -> list[Element]:
             "fg": node.get("fgColor", ""),
             "bg": node.get("bgColor", ""),
         }
+        element.update(visual(element["tag"], visuals.get(str(element["ref"]))))
         if element["value"] is None:
             element["value"] = ""
         if depth >= 0:
@@ -87,6 +95,105 @@ def flatten(root: Element) -> list[Element]:
 
     visit(root, None, -1)
     return out
+
+
+#: Elements whose background is chrome, not content, when they have no text.
+_CONTROLS = frozenset({"button", "select", "textarea", "img", "iframe", "video", "hr"})
+_RGB = re.compile(r"rgba?\(\s*([\d.]+)[\s,]+([\d.]+)[\s,]+([\d.]+)(?:\s*[,/]\s*([\d.]+)(%?))?\s*\)")
+_SHORT_HEX = re.compile(r"#([0-9a-f])([0-9a-f])([0-9a-f])")
+
+
+def colour(value: str) -> str:
+    """A CSS colour as a program can compare it: a name as the page wrote it (``red``),
+    else ``#rrggbb``; empty for none or fully transparent.
+
+    Tasks name colours the way their page wrote them (click-color's ``cyan``, the shape
+    grids' ``aqua``: the same ``rgb(0, 255, 255)`` once computed), so a written name is kept.
+    """
+    value = value.strip().lower()
+    match = _RGB.fullmatch(value)
+    if match:
+        red, green, blue, alpha, percent = match.groups()
+        if alpha is not None and float(alpha) == 0:
+            return ""
+        return "#" + "".join(f"{min(255, round(float(part))):02x}" for part in (red, green, blue))
+    short = _SHORT_HEX.fullmatch(value)
+    if short:
+        return "#" + "".join(part * 2 for part in short.groups())
+    return "" if value in ("", "none", "transparent") else value
+
+
+def visual(tag: str, read: dict[str, Any] | None) -> Element:
+    """``color`` and ``points`` of an element from the page's visuals read-out.
+
+    SVG shapes and texts keep their paint and corners; a canvas keeps the corners of the
+    convex outline of what it has drawn (:func:`corners`); any other element read as a
+    textless swatch keeps its background unless it is a control, whose background is
+    the browser's, not content.
+    """
+    read = read or {}
+    points = [(float(x), float(y)) for x, y in read.get("points") or []]
+    if tag == "canvas":
+        points = corners(points)
+    paint = colour(str(read.get("color") or ""))
+    if tag in _CONTROLS or tag.startswith("input_"):
+        paint = ""
+    return {"color": paint, "points": [[round(x), round(y)] for x, y in points]}
+
+
+def corners(outline: Sequence[tuple[float, float]], tolerance: float = 4.5,
+            blunt: float = 10.0) -> list[tuple[float, float]]:
+    """The corners of a closed convex outline traced in pixels.
+
+    A drawn polygon's outline, read pixel by pixel, has many points along each side: a
+    point closer than ``tolerance`` pixels to the line through its two neighbours is on
+    a side, not a corner, and goes, until every point left turns the outline. A corner
+    the drawing left blunt (anti-aliasing, or a path that is not closed: count-sides
+    strokes its polygon open, and that corner ends in two butt caps) leaves two points
+    closer than ``blunt`` pixels, which make one corner between them.
+    """
+    points = list(outline)
+    changed = True
+    while changed and len(points) > 3:
+        changed = False
+        for index, point in enumerate(points):
+            before, after = points[index - 1], points[(index + 1) % len(points)]
+            if _distance_to_line(point, before, after) < tolerance:
+                del points[index]
+                changed = True
+                break
+    index = 0
+    while len(points) > 3 and index < len(points):
+        (ax, ay), (bx, by) = points[index], points[(index + 1) % len(points)]
+        if ((bx - ax) ** 2 + (by - ay) ** 2) ** 0.5 < blunt:
+            points[index] = ((ax + bx) / 2, (ay + by) / 2)
+            del points[(index + 1) % len(points)]
+        else:
+            index += 1
+    return points
+
+
+def _distance_to_line(point: tuple[float, float], a: tuple[float, float], b: tuple[float, float]) -> float:
+    (px, py), (ax, ay), (bx, by) = point, a, b
+    length = ((bx - ax) ** 2 + (by - ay) ** 2) ** 0.5
+    if length == 0:
+        return ((px - ax) ** 2 + (py - ay) ** 2) ** 0.5
+    return abs((bx - ax) * (ay - py) - (ax - px) * (by - ay)) / length
+
+
+def spoken(pieces: Sequence[str | list[str]]) -> str:
+    """The instruction from its texts and swatches in order, each swatch as its colour.
+
+    The page's utterance is the query's text, which drops a coloured box standing for the
+    colour asked for; the query lies outside the observation, so the colour must be said.
+    """
+    return collapse(" ".join(piece if isinstance(piece, str) else colour(piece[0]) for piece in pieces))
+
+
+def is_visual(element: Element) -> bool:
+    """Whether the element shows content by colour or shape rather than by text: an SVG
+    shape, a canvas that has drawn something, a coloured swatch."""
+    return bool(element.get("color") or element.get("points"))
 
 
 def _only_loose_text(element: Element, descendants: list[Element]) -> bool:
@@ -107,19 +214,26 @@ def _only_loose_text(element: Element, descendants: list[Element]) -> bool:
 
 
 _SUMMARY_KEYS = ("ref", "tag", "text", "id", "classes", "value")
+#: What every element of every view carries besides its own keys: its box and its visuals.
+_SEEN_KEYS = ("left", "top", "width", "height", "color", "points")
 
 
 def filtered_summary(elements: Iterable[Element], clicked: set[int], modified: set[int]) -> list[Element]:
-    """The paper's getSummary: useful tags or classes, with clicked/modified flags."""
+    """The paper's getSummary: useful tags or classes, with clicked/modified flags.
+
+    Elements that show content by colour or shape (:func:`is_visual`) are kept whatever
+    their tag: a textless coloured box is click-color's answer.
+    """
     summary = []
     for element in elements:
         classes = set(element["classes"].split())
-        if element["tag"] not in USEFUL_TAGS and not classes & USEFUL_CLASSES:
-            continue
-        bare = not element["text"] and not element["id"] and not classes & USEFUL_CLASSES
-        if element["tag"] in {"div", "ul", "tr", "p"} and bare:
-            continue  # bare layout containers: their children carry the content
-        item = {key: element[key] for key in _SUMMARY_KEYS}
+        if not is_visual(element):
+            if element["tag"] not in USEFUL_TAGS and not classes & USEFUL_CLASSES:
+                continue
+            bare = not element["text"] and not element["id"] and not classes & USEFUL_CLASSES
+            if element["tag"] in {"div", "ul", "tr", "p"} and bare:
+                continue  # bare layout containers: their children carry the content
+        item = {key: element[key] for key in _SUMMARY_KEYS + _SEEN_KEYS}
         item["clicked"] = element["ref"] in clicked
         item["modified"] = element["ref"] in modified
         if element["focused"]:
@@ -128,7 +242,7 @@ def filtered_summary(elements: Iterable[Element], clicked: set[int], modified: s
     return summary
 
 
-_WHOLE_KEYS = _SUMMARY_KEYS + ("parent", "left", "top", "width", "height", "fg", "bg", "focused")
+_WHOLE_KEYS = _SUMMARY_KEYS + _SEEN_KEYS + ("parent", "fg", "bg", "focused")
 
 
 def whole_dom(elements: Iterable[Element]) -> list[Element]:
@@ -218,7 +332,10 @@ def render(observation: Iterable[Element]) -> str:
     """Compact text, one element per line, e.g. ``[3] button "Submit" #subbtn .primary``.
 
     Flags show as words (``clicked``, ``modified``, ``focused``, ``checked``, ``unchecked``,
-    ``failed_before``); geometry, when present, as ``@left,top wxh``.
+    ``failed_before``). The box shows as ``@left,top wxh``, then ``color=`` and
+    ``points=x,y x,y ...``: on every element of the whole DOM (its elements name their
+    ``parent``), and in the summary only on the elements that show content by colour or
+    shape (:func:`is_visual`), which keeps the prompts of text pages as they were.
     """
     lines = []
     for element in observation:
@@ -237,8 +354,13 @@ def render(observation: Iterable[Element]) -> str:
         for flag in ("clicked", "modified", "focused", "failed_before"):
             if element.get(flag):
                 parts.append(flag)
-        if "left" in element:
+        whole = "parent" in element
+        if "left" in element and (whole or is_visual(element)):
             parts.append(f"@{element['left']},{element['top']} {element['width']}x{element['height']}")
+            if element.get("color"):
+                parts.append(f"color={element['color']}")
+            if element.get("points"):
+                parts.append("points=" + " ".join(f"{x},{y}" for x, y in element["points"]))
             if element.get("parent") is not None:
                 parts.append(f"in [{element['parent']}]")
         lines.append(" ".join(parts))

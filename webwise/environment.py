@@ -18,7 +18,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 
 from webwise import browser as browser_mod
-from webwise.dom import Element, flatten
+from webwise.dom import Element, flatten, spoken
 from webwise.errors import ConfigError, WebwiseError
 from webwise.pages import PageServer
 from webwise.tasks import html_root, page_path
@@ -38,9 +38,95 @@ return WOB_TASK_READY;
 _READY_JS = "return WOB_TASK_READY;"
 _LOADED_JS = "return document.readyState === 'complete' && typeof core !== 'undefined' && !!core.startEpisodeReal;"
 _STATE_JS = "return [WOB_DONE_GLOBAL, WOB_REWARD_GLOBAL, WOB_RAW_REWARD_GLOBAL, WOB_REWARD_REASON];"
+# What core.getDOMInfo leaves out of what the page shows, keyed by the refs it just gave out:
+# an SVG shape's paint (the colour the page wrote, as written when it is a name) and corners
+# (a line's ends, a polygon's points) in the viewport frame of getBoundingClientRect; the hull
+# of what a 2D canvas has drawn; the background of a childless, textless element (a swatch).
+_VISUALS_JS = """
+function paint(el, property, computed) {
+  var written = el.getAttribute(property) || el.style[property];
+  return /^[a-z]+$/i.test(written || '') ? written : computed;
+}
+function place(el, points) {
+  var m = el.getScreenCTM();
+  return m ? points.map(function (p) { return [p[0] * m.a + p[1] * m.c + m.e, p[0] * m.b + p[1] * m.d + m.f]; }) : [];
+}
+function hull(points) {
+  points.sort(function (a, b) { return a[0] - b[0] || a[1] - b[1]; });
+  function cross(o, a, b) { return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]); }
+  function half(list) {
+    var out = [];
+    list.forEach(function (p) {
+      while (out.length >= 2 && cross(out[out.length - 2], out[out.length - 1], p) <= 0) { out.pop(); }
+      out.push(p);
+    });
+    out.pop();
+    return out;
+  }
+  return points.length < 3 ? points : half(points).concat(half(points.slice().reverse()));
+}
+function drawn(canvas) {
+  var context = null;
+  try { context = canvas.getContext('2d'); } catch (e) { return []; }
+  if (!context || !canvas.width || !canvas.height) { return []; }
+  var w = canvas.width, h = canvas.height, data = context.getImageData(0, 0, w, h).data, ends = [];
+  for (var y = 0; y < h; y++) {
+    var first = -1, last = -1;
+    for (var x = 0; x < w; x++) {
+      if (data[(y * w + x) * 4 + 3] >= 128) { if (first < 0) { first = x; } last = x; }
+    }
+    if (first >= 0) { ends.push([first, y], [last + 1, y], [first, y + 1], [last + 1, y + 1]); }
+  }
+  var box = canvas.getBoundingClientRect(), sx = box.width / w, sy = box.height / h;
+  return hull(ends).map(function (p) { return [box.left + p[0] * sx, box.top + p[1] * sy]; });
+}
+function swatch(el) {
+  var style = window.getComputedStyle(el);
+  return el instanceof HTMLElement && !el.children.length && !el.textContent.trim() &&
+    !/^rgba\\(.*, 0\\)$/.test(style.backgroundColor) && paint(el, 'backgroundColor', style.backgroundColor);
+}
+// The instruction as the page shows it when a swatch stands in it for a colour
+// (use-colorwheel-2: "Select the following color [a coloured box] ..."): its texts and
+// swatches in order, a swatch as [its colour]; null when it holds none.
+function said() {
+  var query = document.getElementById('query'), pieces = [], any = false;
+  if (!query) { return null; }
+  (function walk(node) {
+    node.childNodes.forEach(function (child) {
+      if (child.nodeType === 3) { pieces.push(child.data); }
+      else if (child instanceof Element && swatch(child)) { pieces.push([swatch(child)]); any = true; }
+      else if (child instanceof Element) { walk(child); }
+    });
+  })(query);
+  return any ? pieces : null;
+}
+function visuals() {
+  var out = {};
+  Object.keys(core.previousDOMInfo).forEach(function (ref) {
+    var el = core.previousDOMInfo[ref];
+    if (!(el instanceof Element)) { return; }
+    var style = window.getComputedStyle(el);
+    if (el instanceof SVGGeometryElement || el instanceof SVGTextElement) {
+      var stroked = el instanceof SVGLineElement || el instanceof SVGPolylineElement || style.fill === 'none';
+      var points = [];
+      if (el instanceof SVGLineElement) {
+        points = [[el.x1.baseVal.value, el.y1.baseVal.value], [el.x2.baseVal.value, el.y2.baseVal.value]];
+      } else if (el.points) {
+        for (var i = 0; i < el.points.numberOfItems; i++) { points.push([el.points.getItem(i).x, el.points.getItem(i).y]); }
+      }
+      out[ref] = {color: stroked ? paint(el, 'stroke', style.stroke) : paint(el, 'fill', style.fill), points: place(el, points)};
+    } else if (el instanceof HTMLCanvasElement) {
+      out[ref] = {color: '', points: drawn(el)};
+    } else if (swatch(el)) {
+      out[ref] = {color: swatch(el), points: []};
+    }
+  });
+  return out;
+}
+"""
 # Asynchronous: waits (up to arguments[0] ms) until no jQuery animation and no finite CSS or
-# Web animation is running, then reads the DOM, the state and the utterance in one go.
-_OBSERVE_JS = """
+# Web animation is running, then reads the DOM, the state, the utterance and the visuals in one go.
+_OBSERVE_JS = _VISUALS_JS + """
 var done = arguments[arguments.length - 1], deadline = Date.now() + arguments[0];
 function moving() {
   if (window.jQuery && jQuery.timers && jQuery.timers.length) { return true; }
@@ -49,9 +135,9 @@ function moving() {
   });
 }
 function read() {
-  var u = core.getUtterance();
-  done([core.getDOMInfo(), [WOB_DONE_GLOBAL, WOB_REWARD_GLOBAL, WOB_RAW_REWARD_GLOBAL, WOB_REWARD_REASON],
-        typeof u === 'string' ? u : u.utterance]);
+  var u = core.getUtterance(), tree = core.getDOMInfo();
+  done([tree, [WOB_DONE_GLOBAL, WOB_REWARD_GLOBAL, WOB_RAW_REWARD_GLOBAL, WOB_REWARD_REASON],
+        typeof u === 'string' ? u : u.utterance, visuals(), typeof u === 'string' ? said() : null]);
 }
 (function wait() { if (!moving() || Date.now() > deadline) { read(); } else { setTimeout(wait, 20); } })();
 """
@@ -202,8 +288,8 @@ class MiniWoBEnv:
         observation, so the program's next click found nothing).
         """
         with self._guard():
-            tree, state, utterance = self.driver.execute_async_script(_OBSERVE_JS, SETTLE_MS)
-        return flatten(tree), Outcome.from_page(state), utterance
+            tree, state, utterance, visuals, said = self.driver.execute_async_script(_OBSERVE_JS, SETTLE_MS)
+        return flatten(tree, visuals), Outcome.from_page(state), spoken(said) if said else utterance
 
     def outcome(self) -> Outcome:
         return Outcome.from_page(self.script(_STATE_JS))

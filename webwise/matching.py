@@ -57,7 +57,10 @@ def _rules(tag: str, text: str) -> list[Callable[[Element], bool]]:
 
 #: One part of a summary line: ``[ref]``, ``"text"``, ``#id``, ``.a.b`` classes, ``value=...``, a word.
 #: A ref is ASCII digits: ``regex``'s ``\d`` also takes digits ``int()`` refuses (U+11F50).
-_PART = regex.compile(r'\[([0-9]+)\]|"([^"]*)"|#(\S+)|\.(\S+)|value=("[^"]*"|\S*)|(\S+)')
+#: The box, colour and corners a line shows for a shape or a swatch (``@12,50 20x20
+#: color=red points=1,2 3,4``) describe how it looks, like ``value=``, and are dropped too.
+_PART = regex.compile(r'\[([0-9]+)\]|"([^"]*)"|#(\S+)|\.(\S+)|(value=(?:"[^"]*"|\S*)|color=\S*|points=\S*'
+                      r'|@-?[0-9]+,-?[0-9]+|[0-9]+x[0-9]+|-?[0-9]+,-?[0-9]+(?=\s|$))|(\S+)')
 #: Words the summary adds after an element's name: state, not identity.
 _FLAGS = frozenset({"clicked", "modified", "focused", "checked", "unchecked", "failed_before"})
 
@@ -82,13 +85,14 @@ class Described:
 def described(text: str, tag: str = "") -> Described | None:
     """Read ``text`` as summary notation; None when it names nothing that way.
 
-    Flags and ``value=`` are dropped (they describe state), and so is a copy of ``tag``
+    Flags, ``value=`` and the box, colour and corners are dropped (they describe state and
+    looks), and so is a copy of ``tag``
     (the line starts with it). Any other bare word is an id or a class, and one with dots
     inside is a run of classes, as models write them.
     """
     ref, quoted, names, classes = None, None, [], []
     for match in _PART.finditer(text):
-        number, words, ident, dotted, _value, word = match.groups()
+        number, words, ident, dotted, _seen, word = match.groups()
         if number is not None:
             ref = int(number)
         elif words is not None:

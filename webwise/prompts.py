@@ -22,7 +22,8 @@ _ROLE = """You write short Python programs that carry out tasks on a web page.
 Your program runs in a sandbox where these names are defined:
   task         the instruction, a string
   observation  the page's visible elements in document order: a list of dicts with keys
-               ref, tag, text, id, classes, value (plus clicked/modified flags)
+               ref, tag, text, id, classes, value, left, top, width, height, color,
+               points (plus clicked/modified flags)
 and these actions, which are the only way to touch the page:"""
 
 #: The pointer actions as the system message names them: one line, so the 48 paper tasks'

@@ -1,0 +1,95 @@
+"""What the page shows and the text summary leaves out: boxes, colours, SVG corners, canvas
+drawings, a swatch in the instruction; read from real task pages in headless Chromium."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from webwise.dom import colour, corners, filtered_summary, render, whole_dom
+from webwise.environment import MiniWoBEnv
+
+
+def summary(env: MiniWoBEnv) -> list[dict]:
+    return filtered_summary(env.observe()[0], set(), set())
+
+
+def click_ref(env: MiniWoBEnv, ref: int) -> None:
+    env.script("core.previousDOMInfo[arguments[0]].dispatchEvent(new MouseEvent('click', {bubbles: true}));", ref)
+
+
+def test_colours_read_as_a_program_compares_them() -> None:
+    assert colour("Cyan") == "cyan"
+    assert colour("rgb(127, 176, 255)") == "#7fb0ff"
+    assert colour("rgba(0, 0, 0, 0)") == colour("none") == colour("transparent") == ""
+    assert colour("#AbC") == "#aabbcc"
+
+
+def test_corners_of_a_traced_outline_drop_side_points_and_join_blunt_corners() -> None:
+    square = [(0, 0), (20, 0.5), (40, 0), (40, 40), (6, 40), (0, 34)]
+    assert corners(square) == [(0, 0), (40, 0), (40, 40), (3.0, 37.0)]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_swatch_the_instruction_names_carries_that_colour(env: MiniWoBEnv, seed: int) -> None:
+    wanted = re.search(r"the (\S+) colored box", env.reset("click-color", seed)).group(1)
+    boxes = [e for e in summary(env) if "color" in e["classes"].split()]
+    assert len(boxes) == 4 and all(e["width"] > 0 and e["height"] > 0 for e in boxes)
+    click_ref(env, next(e["ref"] for e in boxes if e["color"] == wanted))
+    assert env.outcome().success
+
+
+@pytest.mark.parametrize("seed", [0, 1, 9, 35, 54])
+def test_a_canvas_drawing_has_as_many_corners_as_sides(env: MiniWoBEnv, seed: int) -> None:
+    env.reset("count-sides", seed)
+    page = summary(env)
+    canvas = next(e for e in page if e["tag"] == "canvas")
+    assert all(canvas["left"] <= x <= canvas["left"] + canvas["width"] for x, _ in canvas["points"])
+    click_ref(env, next(e["ref"] for e in page if e["tag"] == "button" and e["text"] == str(len(canvas["points"]))))
+    assert env.outcome().success
+
+
+def test_svg_shapes_carry_fill_and_corners_in_the_frame_of_their_boxes(env: MiniWoBEnv) -> None:
+    for seed in range(20):
+        env.reset("click-shape", seed)
+        triangles = [e for e in summary(env) if e["tag"] == "polygon"]
+        if triangles:
+            break
+    triangle = triangles[0]
+    assert len(triangle["points"]) == 3 and triangle["color"] in {"red", "green", "blue", "aqua", "black",
+                                                                  "magenta", "yellow"}
+    xs, ys = [x for x, _ in triangle["points"]], [y for _, y in triangle["points"]]
+    assert abs(min(xs) - triangle["left"]) <= 1 and abs(max(ys) - triangle["top"] - triangle["height"]) <= 1
+
+    env.reset("right-angle", 3)
+    page = summary(env)
+    ends = next(e for e in page if e["tag"] == "line")["points"]
+    centres = [[e["left"] + e["width"] / 2, e["top"] + e["height"] / 2] for e in page if e["tag"] == "circle"]
+    assert all(abs(a - b) <= 1 for end, centre in zip(ends, centres) for a, b in zip(end, centre))
+    assert {e["color"] for e in page if e["tag"] == "circle"} == {"black", "blue"}
+
+
+def test_a_swatch_in_the_instruction_is_said_as_its_colour(env: MiniWoBEnv) -> None:
+    utterance = env.reset("use-colorwheel-2", 4)
+    wanted = re.search(r"the following color #([0-9a-f]{6}) with", utterance).group(1)
+    env.script("var el = document.getElementById('col'); el.value = arguments[0];"
+               "document.getElementById('subbtn').click();", wanted)
+    assert env.outcome().success
+
+
+def test_a_form_prompt_shows_no_box_but_its_elements_carry_one(env: MiniWoBEnv) -> None:
+    env.reset("login-user", 0)
+    page = summary(env)
+    field = next(e for e in page if e["tag"] == "input_text")
+    assert field["width"] > 0 and field["color"] == "" and field["points"] == []
+    text = render(page)
+    assert "@" not in text and "color=" not in text
+    whole = render(whole_dom(env.observe()[0]))
+    assert re.search(r"input_text #username @\d+,\d+ \d+x\d+ in \[", whole)
+
+
+def test_the_whole_dom_shows_colours_and_corners(env: MiniWoBEnv) -> None:
+    env.reset("right-angle", 3)
+    assert re.search(r"\] line @\d+,\d+ \d+x\d+ color=black points=\d+,\d+ \d+,\d+ in \[",
+                     render(whole_dom(env.observe()[0])))
