@@ -1,0 +1,1 @@
+click('input_text', '')
