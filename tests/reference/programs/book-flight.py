@@ -5,17 +5,18 @@ kind, origin, destination, date = re.search(
     r'Book the (\w+) one-way flight from: (.+?) to: (.+?) on (\d+/\d+/\d+)', task).groups()
 
 
-def suggestions():
-    return [e['text'] for e in observation if 'ui-menu-item-wrapper' in e['classes'].split()]
-
-
 def fill(field, place):
-    """Type the place and pick the airport the suggestions offer for it."""
+    """Type the place and write out the airport the suggestions offer for it.
+
+    Written out, not clicked: when the keys already moved to a suggestion (typing opened
+    them first), a click picks that one, whatever it hits.
+    """
     click('input_text', field)
     enter_text(place)
-    if not suggestions():
-        press_key('ArrowDown')  # opens the suggestions at once; typing opens them after a pause
-    click('ui-menu-item-wrapper', next(s for s in suggestions() if place in s))
+    press_key('ArrowDown')  # opens the suggestions at once (typing opens them after a pause)
+    items = [e['text'] for e in observation if 'ui-menu-item-wrapper' in e['classes'].split()]
+    press_key('Control+a')
+    enter_text(next(item for item in items if place in item))
 
 
 fill('flight-from', origin)
