@@ -1,0 +1,1 @@
+click('ui-dialog-titlebar-close', '')
