@@ -86,6 +86,24 @@ def test_click_bare_text_node(env: MiniWoBEnv) -> None:
     assert any(e["tag"] == "input_checkbox" and e["value"] is True for e in observation)
 
 
+def test_clicking_options_of_a_multiple_list_toggles_each(env: MiniWoBEnv) -> None:
+    """A pointer chooses an option (option.click() alone chooses nothing); with no Ctrl+click in
+    the API, a click in a list that takes several adds the option, a second click takes it out."""
+    executor = start(env, "click-scroll-list", 0)
+    wanted = re.search(r"Select (.*) from the scroll list", env.utterance)[1].split(", ")
+    options = env.script("return Array.from(document.querySelectorAll('option'), o => o.textContent);")
+    other = next(name for name in options if name not in wanted)
+    assert len(wanted) == 2
+    executor.click("option", wanted[0])
+    executor.click("option", other)
+    executor.click("option", other)
+    executor.click("option", wanted[1])
+    chosen = env.script("return Array.from(document.getElementById('options').selectedOptions, o => o.textContent);")
+    assert sorted(chosen) == sorted(wanted)
+    executor.click("button", "Submit")
+    assert executor.outcome.success
+
+
 def test_click_with_no_match_names_candidates(env: MiniWoBEnv) -> None:
     executor = start(env, "click-button", 4)
     with pytest.raises(ActionError, match=r"no 'button' element with text 'Nonexistent'; closest: "):

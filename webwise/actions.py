@@ -24,7 +24,9 @@ from webwise.matching import NoMatch, captioned_field, find_target, naming_call
 # is clicked through whatever is hit at its centre, when that lies inside its parent.
 # Returns [problem, box, skipped]: box names the checkbox the click works (the element itself,
 # or the control of the label holding it); when arguments[4] (the boxes this program's clicks
-# flipped already) holds it, nothing is clicked and skipped is true.
+# flipped already) holds it, nothing is clicked and skipped is true. An option is chosen as a
+# pointer would (HTMLOptionElement.click() alone chooses nothing); in a list that takes several
+# the click toggles it, as Ctrl+click does, since the API has no modifier clicks.
 _CLICK_JS = """
 var ref = arguments[0], el = null;
 if (ref > 0) { el = core.previousDOMInfo[ref]; }
@@ -41,7 +43,14 @@ if (box && box.type === 'checkbox') {
   name = box.id ? '#' + box.id : '[' + box.dataset.wob_ref + ']';
   if (arguments[4].indexOf(name) >= 0) { return [null, name, true]; }
 }
-if (el instanceof SVGElement) {
+if (el instanceof HTMLOptionElement && el.closest('select')) {
+  var list = el.closest('select');
+  el.selected = list.multiple ? !el.selected : true;
+  list.focus();
+  list.dispatchEvent(new Event('input', {bubbles: true}));
+  list.dispatchEvent(new Event('change', {bubbles: true}));
+  el.dispatchEvent(new MouseEvent('click', {bubbles: true, cancelable: true, view: window}));
+} else if (el instanceof SVGElement) {
   ['mousedown', 'mouseup', 'click'].forEach(function (t) {
     el.dispatchEvent(new MouseEvent(t, {bubbles: true, cancelable: true, view: window}));
   });
