@@ -53,6 +53,67 @@ def scroll(text: str) -> Observation:
     raise NotImplementedError
 
 
+def click_at(x: float, y: float) -> Observation:
+    """Press and release the pointer at the point (x, y) of the page.
+
+    x and y are page pixels, the frame of every element's left, top, width and height.
+    Example: click the middle of a box: b = next(e for e in observation if e['id'] == 'box')
+             click_at(b['left'] + b['width'] / 2, b['top'] + b['height'] / 2)
+    """
+    raise NotImplementedError
+
+
+def hover(tag: str, text: str) -> Observation:
+    """Move the pointer over the element click(tag, text) would hit, without clicking.
+
+    Example: hover('span', 'Help')
+    """
+    raise NotImplementedError
+
+
+def drag(tag: str, text: str, to_tag: str, to_text: str) -> Observation:
+    """Press on one element, move to the centre of another, release there.
+
+    Both are named as click names them. Example: drag('li', 'Milk', 'li', 'Eggs')
+    """
+    raise NotImplementedError
+
+
+def drag_to(tag: str, text: str, x: float, y: float) -> Observation:
+    """Press on the element, move to the point (x, y) of the page, release there.
+
+    Example: move a handle 30 pixels right:
+             h = next(e for e in observation if 'handle' in e['classes'])
+             drag_to('span', h['text'], h['left'] + h['width'] / 2 + 30, h['top'] + h['height'] / 2)
+    """
+    raise NotImplementedError
+
+
+def draw(points: list[tuple[float, float]]) -> Observation:
+    """Press at points[0], move through each point in order, release at the last.
+
+    points: 2 to 200 (x, y) pairs in page pixels.
+    Example: draw([(20, 80), (60, 80), (100, 80)])
+    """
+    raise NotImplementedError
+
+
+def select_text(text: str) -> Observation:
+    """Select the first occurrence of `text` on the page, as dragging across it would.
+
+    Example: select_text('blue whale')
+    """
+    raise NotImplementedError
+
+
+def wait(seconds: float) -> Observation:
+    """Wait `seconds` (more than 0, at most 5), then return the page as it is then.
+
+    Example: wait(2)
+    """
+    raise NotImplementedError
+
+
 def click_action1(tag: str, text: str, observation: Observation) -> dict:
     """Paper spelling of click: returns an action for env.step to perform.
 

@@ -1,13 +1,14 @@
-"""The action executor: program API v1 performed on the page.
+"""The action executor: program API v1 and its pointer actions performed on the page.
 
 Each action reads the page afresh, acts, and reports the outcome in as few WebDriver
 round trips as possible (a click is three scripts: read the DOM, click, then read the DOM
 and the reward in one). Arguments reach the page only as script arguments or WebDriver
-key events.
+key and pointer events.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -111,6 +112,41 @@ el.dispatchEvent(new Event('input', {bubbles: true}));
 el.dispatchEvent(new Event('change', {bubbles: true}));
 """
 
+# Select the first occurrence of arguments[0] in the text of the task's area (the page
+# without its instruction), across text nodes, else in a text field's value. Returns the
+# tag of the element the selection starts in, or null.
+_SELECT_JS = """
+var wanted = arguments[0], root = document.getElementById('area') || document.body;
+var walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT), nodes = [], text = '', node;
+while ((node = walker.nextNode())) { nodes.push([node, text.length]); text += node.data; }
+var at = text.indexOf(wanted);
+if (at >= 0) {
+  var end = at + wanted.length, range = document.createRange();
+  for (var i = 0; i < nodes.length; i++) {
+    var n = nodes[i][0], from = nodes[i][1], to = from + n.data.length;
+    if (from <= at && at < to) { range.setStart(n, at - from); }
+    if (from < end && end <= to) { range.setEnd(n, end - from); break; }
+  }
+  var selection = window.getSelection();
+  selection.removeAllRanges();
+  selection.addRange(range);
+  var start = range.startContainer.parentElement;
+  ['mousedown', 'mouseup'].forEach(function (t) {
+    start.dispatchEvent(new MouseEvent(t, {bubbles: true, cancelable: true, view: window}));
+  });
+  return start.tagName.toLowerCase();
+}
+var fields = root.querySelectorAll('textarea, input');
+for (var j = 0; j < fields.length; j++) {
+  var f = fields[j], k = typeof f.value === 'string' ? f.value.indexOf(wanted) : -1;
+  if (k >= 0 && f.setSelectionRange) {
+    f.focus(); f.setSelectionRange(k, k + wanted.length);
+    return f.tagName.toLowerCase();
+  }
+}
+return null;
+"""
+
 KEYS: dict[str, str] = {
     "enter": Keys.ENTER, "return": Keys.ENTER, "tab": Keys.TAB, "backspace": Keys.BACKSPACE,
     "delete": Keys.DELETE, "escape": Keys.ESCAPE, "esc": Keys.ESCAPE, "space": Keys.SPACE,
@@ -123,6 +159,17 @@ MODIFIERS: dict[str, str] = {
     "meta": Keys.META, "cmd": Keys.META,
 }
 _MAX_TEXT = 2000
+#: What draw() takes: at least a start and an end, at most this many points.
+MAX_POINTS = 200
+#: The longest wait(), in seconds: a program has 10 s in all.
+MAX_WAIT = 5.0
+#: Pixels between the moves of a drag: jQuery UI's sortable reorders as the pointer passes
+#: items, so a drag goes there in steps rather than in one jump.
+_DRAG_STEP = 20
+#: How far past the target's centre drag() releases, along its way: a sortable list moves an
+#: item aside once the pointer reaches the item's middle, and the observation's whole-pixel
+#: geometry puts the centre up to half a pixel short of it.
+_PAST_CENTRE = 2
 #: Input kinds whose value is set whole from the forms people write, not typed key by key.
 _SET_KINDS = frozenset({"date", "time", "datetime-local", "month", "week"})
 
@@ -247,6 +294,41 @@ class Executor:
         text = _text_arg("scroll", "text", text)
         return self._perform("scroll", [text], lambda: self._scroll(text))
 
+    # -- pointer actions (additive to v1) ------------------------------------------
+
+    def click_at(self, x: float, y: float) -> list[dom.Element]:
+        point = _point_arg("click_at()", x, y)
+        return self._perform("click_at", list(point), lambda: self._pointer("click_at", [point]))
+
+    def hover(self, tag: str, text: str) -> list[dom.Element]:
+        tag, text = _text_arg("hover", "tag", tag), _text_arg("hover", "text", text)
+        return self._perform("hover", [tag, text], lambda: self._hover(tag, text))
+
+    def drag(self, tag: str, text: str, to_tag: str, to_text: str) -> list[dom.Element]:
+        tag, text = _text_arg("drag", "tag", tag), _text_arg("drag", "text", text)
+        to_tag, to_text = _text_arg("drag", "to_tag", to_tag), _text_arg("drag", "to_text", to_text)
+        return self._perform("drag", [tag, text, to_tag, to_text],
+                             lambda: self._drag("drag", tag, text, (to_tag, to_text)))
+
+    def drag_to(self, tag: str, text: str, x: float, y: float) -> list[dom.Element]:
+        tag, text = _text_arg("drag_to", "tag", tag), _text_arg("drag_to", "text", text)
+        point = _point_arg("drag_to()", x, y)
+        return self._perform("drag_to", [tag, text, *point], lambda: self._drag("drag_to", tag, text, point))
+
+    def draw(self, points: Any) -> list[dom.Element]:
+        path = _points_arg(points)
+        return self._perform("draw", [[list(p) for p in path]], lambda: self._pointer("draw", path))
+
+    def select_text(self, text: str) -> list[dom.Element]:
+        text = _text_arg("select_text", "text", text)
+        return self._perform("select_text", [text], lambda: self._select(text))
+
+    def wait(self, seconds: float) -> list[dom.Element]:
+        delay = _number_arg("wait()", "seconds", seconds)
+        if not 0 < delay <= MAX_WAIT:
+            raise ActionError(f"wait() takes seconds above 0 and at most {MAX_WAIT:g}, not {delay:g}")
+        return self._perform("wait", [seconds], lambda: time.sleep(delay))
+
     # -- the paper's spellings ----------------------------------------------------
 
     @staticmethod
@@ -291,6 +373,67 @@ class Executor:
             record.flipped = None  # the page kept the box as it was
         return observation
 
+    def _find(self, elements: list[dom.Element], tag: str, text: str) -> dom.Element:
+        """The element ``click(tag, text)`` hits, or the error naming close candidates or the
+        closed panel that holds it."""
+        try:
+            return find_target(elements, tag, text)
+        except NoMatch as exc:
+            hidden = self._hidden_hint(elements, text)
+            raise ActionError(f"no {tag!r} element with text {text!r} in view; {hidden}" if hidden
+                              else str(exc)) from None
+
+    def _pointer(self, action: str, points: list[tuple[float, float]]) -> None:
+        """Press at the first point, move through the rest, release at the last.
+
+        Every point must lie in the viewport: WebDriver refuses moves outside it, and a
+        point off the window is a program's mistake worth one line.
+        """
+        viewport = self.env.viewport()
+        for point in points:
+            _check_inside(action, point, viewport)
+        self.env.pointer(_whole(points), press=True)
+
+    def _hover(self, tag: str, text: str) -> str:
+        target = self._find(self.env.observe()[0], tag, text)
+        self.records[-1].target_text = target["text"] or target["deep_text"]
+        centre = _centre(target)
+        _check_inside("hover", centre, self.env.viewport(), target)
+        self.env.pointer(_whole([centre]), press=False)
+        return f"{target['tag']} {target['deep_text'][:40]!r}".strip()
+
+    def _drag(self, action: str, tag: str, text: str, to: tuple[str, str] | tuple[float, float]) -> str:
+        """Drag the element to the centre of the element ``to`` names (drag) or to the point ``to`` (drag_to).
+
+        The pointer goes there in steps of :data:`_DRAG_STEP` pixels; every step lies on the
+        segment between two points inside the viewport, so inside it too.
+        """
+        elements = self.env.observe()[0]
+        source = self._find(elements, tag, text)
+        self.records[-1].target_text = source["text"] or source["deep_text"]
+        target = self._find(elements, *to) if action == "drag" else None
+        viewport = self.env.viewport()
+        if target is None:
+            _check_inside(action, to, viewport)
+        else:
+            _check_inside(action, _centre(target), viewport, target)
+        start = _centre(source)
+        _check_inside(action, start, viewport, source)
+        end = _past(start, _centre(target)) if target is not None else to
+        steps = max(2, min(MAX_POINTS - 1, math.ceil(math.dist(start, end) / _DRAG_STEP)))
+        path = [start] + [(start[0] + (end[0] - start[0]) * i / steps, start[1] + (end[1] - start[1]) * i / steps)
+                          for i in range(1, steps + 1)]
+        self.env.pointer(_whole(path), press=True)
+        return f"{source['tag']} {source['deep_text'][:40]!r}".strip()
+
+    def _select(self, text: str) -> str:
+        if not text.strip():
+            raise ActionError("select_text() needs a text to select")
+        found = self.env.script(_SELECT_JS, text)
+        if found is None:
+            raise ActionError(f"select_text({text!r}): the page shows no such text")
+        return str(found)
+
     def _click(self, tag: str, text: str) -> str:
         """Click the target; the record's note says why not when it would undo this program's work.
 
@@ -301,12 +444,7 @@ class Executor:
         uncheck any.
         """
         elements, _, _ = self.env.observe()
-        try:
-            target = find_target(elements, tag, text)
-        except NoMatch as exc:
-            hidden = self._hidden_hint(elements, text)
-            raise ActionError(f"no {tag!r} element with text {text!r} in view; {hidden}" if hidden
-                              else str(exc)) from None
+        target = self._find(elements, tag, text)
         parent = target["parent"] if target["ref"] < 0 else None
         x, y = target["left"] + target["width"] / 2, target["top"] + target["height"] / 2
         flipped = [record.flipped for record in self.records[:-1] if record.flipped and self.guards]
@@ -469,3 +607,67 @@ def _text_arg(action: str, name: str, value: Any) -> str:
     if len(text) > _MAX_TEXT:
         raise ActionError(f"{action}(): {name} is longer than {_MAX_TEXT} characters")
     return text
+
+
+def _centre(element: dom.Element) -> tuple[float, float]:
+    return element["left"] + element["width"] / 2, element["top"] + element["height"] / 2
+
+
+def _check_inside(action: str, point: tuple[float, float], viewport: tuple[float, float],
+                  element: dom.Element | None = None) -> None:
+    """Refuse a point outside the viewport, naming ``element`` when the point is its centre."""
+    (x, y), (width, height) = point, viewport
+    if 0 <= x < width and 0 <= y < height:
+        return
+    if element is not None:
+        text = element["deep_text"][:40]
+        advice = f"; scroll({text!r}) first" if text else ""
+        raise ActionError(f"{action}(): the {element['tag']} {text!r} is outside the window{advice}")
+    raise ActionError(f"{action}(): the point ({x:g}, {y:g}) is outside the window "
+                      f"(0 <= x < {width:g}, 0 <= y < {height:g})")
+
+
+def _whole(points: list[tuple[float, float]]) -> list[tuple[int, int]]:
+    """Points in whole pixels, as WebDriver pointer moves take them."""
+    return [(round(x), round(y)) for x, y in points]
+
+
+def _past(start: tuple[float, float], end: tuple[float, float]) -> tuple[float, float]:
+    """``end`` moved :data:`_PAST_CENTRE` pixels further along the way from ``start``."""
+    distance = math.dist(start, end)
+    if distance == 0:
+        return end
+    scale = _PAST_CENTRE / distance
+    return end[0] + (end[0] - start[0]) * scale, end[1] + (end[1] - start[1]) * scale
+
+
+def _number_arg(call: str, name: str, value: Any) -> float:
+    """A finite int or float; bools, strings, NaN and infinities are refused (``call`` names
+    where the number was given, as ``click_at()`` or ``draw() point 3``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ActionError(f"{call} expects {name} as a number, not {type(value).__name__}")
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    if not math.isfinite(number):
+        raise ActionError(f"{call} expects {name} as a finite number, not {value!r:.40}")
+    return number
+
+
+def _point_arg(call: str, x: Any, y: Any) -> tuple[float, float]:
+    return _number_arg(call, "x", x), _number_arg(call, "y", y)
+
+
+def _points_arg(points: Any) -> list[tuple[float, float]]:
+    """draw()'s points: a list (or tuple) of 2..MAX_POINTS (x, y) pairs of numbers."""
+    if not isinstance(points, (list, tuple)):
+        raise ActionError(f"draw() expects points as a list of (x, y) pairs, not {type(points).__name__}")
+    if not 2 <= len(points) <= MAX_POINTS:
+        raise ActionError(f"draw() takes 2 to {MAX_POINTS} points, not {len(points)}")
+    path = []
+    for number, point in enumerate(points):
+        if not isinstance(point, (list, tuple)) or len(point) != 2:
+            raise ActionError(f"draw(): point {number} is not an (x, y) pair")
+        path.append(_point_arg(f"draw() point {number}", *point))
+    return path

@@ -25,7 +25,7 @@ from webwise.errors import ConfigError, ContextOverflow, EndpointError, LLMError
 from webwise.extraction import ExtractionError, chars_past_block, extract_program, normal, rewrite_clicks
 from webwise.llm.base import ChatModel, ChatReply, ChatRequest, Message
 from webwise.reflection import Correction, FailureMemory, parse_reflection, reflection_messages
-from webwise.prompts import METHODS, PastStep, PromptExample, build_messages, task_message
+from webwise.prompts import METHODS, PastStep, PromptExample, build_messages, pointer_page, task_message
 from webwise.untrusted import shown
 
 EXAMPLE_MODES: tuple[str, ...] = ("manual", "auto", "none")
@@ -213,7 +213,8 @@ class Agent:
         """
         page = executor.page_key
         failed_here = [PastStep(program, result) for program, result in memory.tried.get(page, ())]
-        user = task_message(episode.method, episode.utterance, step.observation, shown, history, failed_here)
+        user = task_message(episode.method, episode.utterance, step.observation, shown, history, failed_here,
+                            pointer=pointer_page(executor.elements))
         temperature = self.settings.temperature
         for attempt in range(1 + self.settings.repeat_asks):
             step.prompt = build_messages(episode.method, user, demonstrate=not shown)
@@ -359,6 +360,13 @@ class ActionHandler:
             "enter_text": executor.enter_text,
             "press_key": executor.press_key,
             "scroll": executor.scroll,
+            "click_at": executor.click_at,
+            "hover": executor.hover,
+            "drag": executor.drag,
+            "drag_to": executor.drag_to,
+            "draw": executor.draw,
+            "select_text": executor.select_text,
+            "wait": executor.wait,
             "click_action1": lambda tag, text, observation=None: make("click", tag, text),
             "enter_text_action": lambda text, observation=None: make("enter_text", text),
             "scroll_action1": lambda text, observation=None: make("scroll", text),

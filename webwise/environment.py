@@ -10,11 +10,12 @@ from __future__ import annotations
 import contextlib
 import time
 from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 import urllib3
 from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.actions.action_builder import ActionBuilder
 
 from webwise import browser as browser_mod
 from webwise.dom import Element, flatten
@@ -54,6 +55,9 @@ function read() {
 }
 (function wait() { if (!moving() || Date.now() > deadline) { read(); } else { setTimeout(wait, 20); } })();
 """
+_VIEWPORT_JS = "return [window.innerWidth, window.innerHeight];"
+#: How long each pointer move lasts: short, so a 200-point drawing fits a program's time.
+MOVE_MS = 10
 #: The longest an observation waits for animations to end (jQuery's default lasts 400 ms).
 SETTLE_MS = 1000
 #: The largest episode seed: the page gets it as a JavaScript number, exact up to 2**53 - 1;
@@ -136,6 +140,32 @@ class MiniWoBEnv:
             for modifier in reversed(modifiers):
                 chain.key_up(modifier)
             chain.perform()
+
+    def pointer(self, points: Sequence[tuple[int, int]], *, press: bool) -> None:
+        """Move the mouse through ``points`` (viewport CSS pixels) as WebDriver pointer actions.
+
+        With ``press`` the left button goes down at the first point and up at the last, so
+        the page gets real mousedown, mousemove and mouseup events (what jQuery UI's
+        draggable, sortable, slider and resizable and d3's drag listen to); without it the
+        pointer only moves, and the page gets mouseover/mouseenter on what it ends over.
+        """
+        with self._guard():
+            builder = ActionBuilder(self.driver, duration=MOVE_MS)
+            mouse = builder.pointer_action
+            (x, y), *rest = points
+            mouse.move_to_location(x, y)
+            if press:
+                mouse.pointer_down()
+            for x, y in rest:
+                mouse.move_to_location(x, y)
+            if press:
+                mouse.pointer_up()
+            builder.perform()
+
+    def viewport(self) -> tuple[float, float]:
+        """The window's viewport size in CSS pixels: where pointer actions may go."""
+        width, height = self.script(_VIEWPORT_JS)
+        return float(width), float(height)
 
     def reset(self, task: str, seed: int, mode: str = "train") -> str:
         """Start a seeded episode of ``task``; returns the utterance. Same seed, same page."""

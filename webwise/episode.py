@@ -44,8 +44,15 @@ class Step:
 
 
 def call_text(action: dict[str, Any]) -> str:
-    """A recorded action (an entry of ``Step.actions``) as the call a program writes."""
-    return f"{action['name']}({', '.join(map(repr, action['args']))})"
+    """A recorded action (an entry of ``Step.actions``) as the call a program writes; a long
+    list (draw()'s points) shows its first two items and its length."""
+    return f"{action['name']}({', '.join(map(_arg_text, action['args']))})"
+
+
+def _arg_text(arg: Any) -> str:
+    if isinstance(arg, list) and len(arg) > 4:
+        return f"[{arg[0]!r}, {arg[1]!r}, ... {len(arg)} items]"
+    return repr(arg)
 
 
 @dataclass

@@ -7,8 +7,9 @@ reuses its KV cache for it across every call of a run. The API section is render
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Iterable, Sequence
 
 import api_stubs
 from webwise.dom import Element, render
@@ -23,6 +24,18 @@ Your program runs in a sandbox where these names are defined:
   observation  the page's visible elements in document order: a list of dicts with keys
                ref, tag, text, id, classes, value (plus clicked/modified flags)
 and these actions, which are the only way to touch the page:"""
+
+#: The pointer actions as the system message names them: one line, so the 48 paper tasks'
+#: prompts barely grow; the task message explains them where the page calls for them.
+_POINTER_NAMED = "Also: "
+#: What the task message says, before the task, on a page with things to drag or point at.
+_POINTER = """This page has things to drag, draw on or point at. Pointer actions; each returns the new
+observation. x, y are page pixels, as the left, top, width and height of elements (the
+centre of e is e['left'] + e['width'] / 2, e['top'] + e['height'] / 2):"""
+#: Tags and classes that make a page one to point at: drawings, and jQuery UI's draggable,
+#: sortable, slider and resizable widgets.
+POINTER_TAGS = frozenset({"svg", "canvas"})
+_POINTER_CLASS = re.compile(r"(?:^|\s)ui-(?:draggable|sortable|slider|resizable)(?:\s|$)")
 
 _RULES = """Rules:
 - Reply with exactly one ```python code block and nothing after it.
@@ -77,7 +90,7 @@ def system_message(method: str, *, demonstrate: bool = True) -> str:
     example; the text stays fixed within a run either way, which keeps the KV-cache prefix.
     """
     api = api_stubs.render_api()
-    parts = [_ROLE, api, _RULES]
+    parts = [_ROLE, api + "\n\n" + _POINTER_NAMED + api_stubs.render_calls() + ".", _RULES]
     parts.append(_NO_PAGE if method == "instruction-only" else _PAGE_FORMAT)
     if demonstrate:
         parts.append(_demonstration(method))
@@ -89,6 +102,17 @@ def _demonstration(method: str) -> str:
     page = "" if method == "instruction-only" else f"Page:\n{render(_DEMO_PAGE)}\n"
     return (f"How a program reads the page (an invented one):\nTask: {_DEMO_INSTRUCTION}\n"
             f"{page}Program:\n```python\n{_DEMO_PROGRAM}\n```")
+
+
+def pointer_page(elements: Iterable[Element]) -> bool:
+    """Whether the page has something to drag, draw on or point at: an svg or canvas, or a
+    jQuery UI draggable, sortable, slider or resizable.
+
+    A rule on the page, never on the task's name. Dialogs are left out: jQuery UI makes
+    every dialog draggable and resizable, and no task asks to move one.
+    """
+    return any(e["tag"] in POINTER_TAGS or (_POINTER_CLASS.search(e["classes"]) and "ui-dialog" not in e["classes"])
+               for e in elements)
 
 
 @dataclass(frozen=True)
@@ -115,12 +139,16 @@ def task_message(
     examples: Sequence[PromptExample] = (),
     history: Sequence[PastStep] = (),
     failed_here: Sequence[PastStep] = (),
+    pointer: bool = False,
 ) -> str:
-    """The per-call user message: examples, the task, the current page, earlier steps.
+    """The per-call user message: examples, the pointer actions where the page has things
+    to point at (``pointer``, see :func:`pointer_page`), the task, the current page, earlier steps.
 
     ``failed_here`` are programs that already ran on this very page without success.
     """
     parts = [_render_example(example, method) for example in examples]
+    if pointer:
+        parts.append(_POINTER + "\n" + api_stubs.render_listing())
     parts.append(f"Task: {instruction}")
     if method != "instruction-only":
         parts.append("Page:\n" + (render(page) or "(no visible elements)"))
