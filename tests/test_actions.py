@@ -293,6 +293,17 @@ def test_scroll_brings_text_into_view(env: MiniWoBEnv) -> None:
         executor.scroll("zzzz-not-on-the-page")
 
 
+def test_scroll_inside_a_scrolled_box_brings_the_text_itself_into_view(env: MiniWoBEnv) -> None:
+    """The calendar's hours sit in a box that scrolls: scrolling to the box's top left 8pm out of view."""
+    executor = start(env, "daily-calendar", 0)
+    label = "Array.from(document.querySelectorAll('.hour-label')).find(e => e.textContent.trim() === arguments[0])"
+    in_box = (f"var r = {label}.getBoundingClientRect(), box = document.getElementById('area').getBoundingClientRect();"
+              "return r.top >= box.top && r.bottom <= box.bottom && r.bottom <= window.innerHeight;")
+    assert env.script(in_box, "8pm") is False
+    executor.scroll("8pm")
+    assert env.script(in_box, "8pm") is True
+
+
 def test_injection_through_arguments_stays_data(env: MiniWoBEnv) -> None:
     executor = start(env, "click-button", 4)
     hostile = "'); core.endEpisode(1, false); ('"

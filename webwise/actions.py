@@ -571,14 +571,21 @@ class Executor:
         return key
 
     def _scroll(self, text: str) -> str:
+        """Scroll to the first element holding ``text`` as its own text, else the first holding it.
+
+        Every container's text holds its children's, so the first element containing the text
+        is the outermost: inside a scrolled box (a calendar's hours) that box itself, and
+        bringing the box into view leaves the text out of it.
+        """
         elements, _, _ = self.env.observe()
         wanted = dom.collapse(text).lower()
-        for element in elements:
-            if wanted and wanted in element["deep_text"].lower():
-                ref = element["ref"] if element["ref"] > 0 else element["parent"]
-                self.env.script(_SCROLL_JS, ref)
-                return f"{element['tag']} {element['deep_text'][:40]!r}"
-        raise ActionError(f"scroll({text!r}): no element contains that text")
+        holders = [e for e in elements if wanted and wanted in e["deep_text"].lower()]
+        element = next((e for e in holders if wanted in e["text"].lower()), holders[0] if holders else None)
+        if element is None:
+            raise ActionError(f"scroll({text!r}): no element contains that text")
+        ref = element["ref"] if element["ref"] > 0 else element["parent"]
+        self.env.script(_SCROLL_JS, ref)
+        return f"{element['tag']} {element['deep_text'][:40]!r}"
 
 
 def _checked(elements: list[dom.Element]) -> dict[str, bool]:
