@@ -86,6 +86,24 @@ def test_click_bare_text_node(env: MiniWoBEnv) -> None:
     assert any(e["tag"] == "input_checkbox" and e["value"] is True for e in observation)
 
 
+def test_clicking_options_of_a_multiple_list_toggles_each(env: MiniWoBEnv) -> None:
+    """A pointer chooses an option (option.click() alone chooses nothing); with no Ctrl+click in
+    the API, a click in a list that takes several adds the option, a second click takes it out."""
+    executor = start(env, "click-scroll-list", 0)
+    wanted = re.search(r"Select (.*) from the scroll list", env.utterance)[1].split(", ")
+    options = env.script("return Array.from(document.querySelectorAll('option'), o => o.textContent);")
+    other = next(name for name in options if name not in wanted)
+    assert len(wanted) == 2
+    executor.click("option", wanted[0])
+    executor.click("option", other)
+    executor.click("option", other)
+    executor.click("option", wanted[1])
+    chosen = env.script("return Array.from(document.getElementById('options').selectedOptions, o => o.textContent);")
+    assert sorted(chosen) == sorted(wanted)
+    executor.click("button", "Submit")
+    assert executor.outcome.success
+
+
 def test_click_with_no_match_names_candidates(env: MiniWoBEnv) -> None:
     executor = start(env, "click-button", 4)
     with pytest.raises(ActionError, match=r"no 'button' element with text 'Nonexistent'; closest: "):
@@ -273,6 +291,17 @@ def test_scroll_brings_text_into_view(env: MiniWoBEnv) -> None:
     assert env.script(IN_VIEW, name) is True
     with pytest.raises(ActionError, match="no element contains"):
         executor.scroll("zzzz-not-on-the-page")
+
+
+def test_scroll_inside_a_scrolled_box_brings_the_text_itself_into_view(env: MiniWoBEnv) -> None:
+    """The calendar's hours sit in a box that scrolls: scrolling to the box's top left 8pm out of view."""
+    executor = start(env, "daily-calendar", 0)
+    label = "Array.from(document.querySelectorAll('.hour-label')).find(e => e.textContent.trim() === arguments[0])"
+    in_box = (f"var r = {label}.getBoundingClientRect(), box = document.getElementById('area').getBoundingClientRect();"
+              "return r.top >= box.top && r.bottom <= box.bottom && r.bottom <= window.innerHeight;")
+    assert env.script(in_box, "8pm") is False
+    executor.scroll("8pm")
+    assert env.script(in_box, "8pm") is True
 
 
 def test_injection_through_arguments_stays_data(env: MiniWoBEnv) -> None:

@@ -25,7 +25,9 @@ from webwise.matching import NoMatch, captioned_field, find_target, naming_call
 # is clicked through whatever is hit at its centre, when that lies inside its parent.
 # Returns [problem, box, skipped]: box names the checkbox the click works (the element itself,
 # or the control of the label holding it); when arguments[4] (the boxes this program's clicks
-# flipped already) holds it, nothing is clicked and skipped is true.
+# flipped already) holds it, nothing is clicked and skipped is true. An option is chosen as a
+# pointer would (HTMLOptionElement.click() alone chooses nothing); in a list that takes several
+# the click toggles it, as Ctrl+click does, since the API has no modifier clicks.
 _CLICK_JS = """
 var ref = arguments[0], el = null;
 if (ref > 0) { el = core.previousDOMInfo[ref]; }
@@ -42,7 +44,14 @@ if (box && box.type === 'checkbox') {
   name = box.id ? '#' + box.id : '[' + box.dataset.wob_ref + ']';
   if (arguments[4].indexOf(name) >= 0) { return [null, name, true]; }
 }
-if (el instanceof SVGElement) {
+if (el instanceof HTMLOptionElement && el.closest('select')) {
+  var list = el.closest('select');
+  el.selected = list.multiple ? !el.selected : true;
+  list.focus();
+  list.dispatchEvent(new Event('input', {bubbles: true}));
+  list.dispatchEvent(new Event('change', {bubbles: true}));
+  el.dispatchEvent(new MouseEvent('click', {bubbles: true, cancelable: true, view: window}));
+} else if (el instanceof SVGElement) {
   ['mousedown', 'mouseup', 'click'].forEach(function (t) {
     el.dispatchEvent(new MouseEvent(t, {bubbles: true, cancelable: true, view: window}));
   });
@@ -562,14 +571,21 @@ class Executor:
         return key
 
     def _scroll(self, text: str) -> str:
+        """Scroll to the first element holding ``text`` as its own text, else the first holding it.
+
+        Every container's text holds its children's, so the first element containing the text
+        is the outermost: inside a scrolled box (a calendar's hours) that box itself, and
+        bringing the box into view leaves the text out of it.
+        """
         elements, _, _ = self.env.observe()
         wanted = dom.collapse(text).lower()
-        for element in elements:
-            if wanted and wanted in element["deep_text"].lower():
-                ref = element["ref"] if element["ref"] > 0 else element["parent"]
-                self.env.script(_SCROLL_JS, ref)
-                return f"{element['tag']} {element['deep_text'][:40]!r}"
-        raise ActionError(f"scroll({text!r}): no element contains that text")
+        holders = [e for e in elements if wanted and wanted in e["deep_text"].lower()]
+        element = next((e for e in holders if wanted in e["text"].lower()), holders[0] if holders else None)
+        if element is None:
+            raise ActionError(f"scroll({text!r}): no element contains that text")
+        ref = element["ref"] if element["ref"] > 0 else element["parent"]
+        self.env.script(_SCROLL_JS, ref)
+        return f"{element['tag']} {element['deep_text'][:40]!r}"
 
 
 def _checked(elements: list[dom.Element]) -> dict[str, bool]:

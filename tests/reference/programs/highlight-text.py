@@ -1,0 +1,3 @@
+paragraph = next(e['text'] for e in observation if e['id'] == 'randomText')
+select_text(paragraph)
+click('button', 'Submit')

@@ -1,0 +1,4 @@
+import re
+
+wanted = re.search(r'"(.*)"', task).group(1)
+click('button', wanted)
