@@ -79,21 +79,30 @@ def test_flight_task_served_over_http(env: MiniWoBEnv) -> None:
     assert "flight" in env.utterance.lower() or "book" in env.utterance.lower()
 
 
-def _chromium_pids() -> set[str]:
-    out = subprocess.run(["pgrep", "-f", "webwise-chrome-"], capture_output=True, text=True).stdout
+def _chromium_pids(profile: str) -> set[str]:
+    out = subprocess.run(["pgrep", "-f", profile], capture_output=True, text=True).stdout
     return set(out.split())
 
 
+def test_pages_read_as_utf8(env: MiniWoBEnv) -> None:
+    """unicode-test's buttons ('ÖK', '确定', ...) reach the instruction and the page as written."""
+    words = {'ÖK', 'Cancél', '♥♥♥', '确定', '取消', 'ヘルプ'}
+    for seed in range(3):
+        utterance = env.reset("unicode-test", seed)
+        elements, _, _ = env.observe()
+        assert any(word in utterance for word in words), utterance
+        assert words & {e["text"] for e in elements}
+        assert "Ã" not in utterance
+
+
 def test_close_leaves_no_process_or_temp_dir() -> None:
-    before_dirs = set(glob.glob(tempfile.gettempdir() + "/webwise-chrome-*"))
-    before_pids = _chromium_pids()
+    """Counts only this browser's processes (those started with its profile), not other runs' on the machine."""
     environment = MiniWoBEnv()
     environment.reset("click-button", 0)
     profile = environment.browser.profile_dir
-    assert _chromium_pids() - before_pids
+    assert _chromium_pids(profile)
     environment.close()
-    assert not (_chromium_pids() - before_pids)
-    assert not (set(glob.glob(tempfile.gettempdir() + "/webwise-chrome-*")) - before_dirs)
+    assert not _chromium_pids(profile)
     assert profile not in glob.glob(tempfile.gettempdir() + "/webwise-chrome-*")
 
 

@@ -13,6 +13,11 @@ from pathlib import Path
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    #: The pages are UTF-8 but say no charset; unlabelled, Chromium read unicode-test's
+    #: 'ÖK' as 'Ã–K' in both the instruction and the page, and a model saw the mojibake.
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                      ".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8"}
+
     def log_message(self, format: str, *args: object) -> None:
         """Keep request logs off the user's terminal."""
 
