@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from webwise.cli import build_parser, main
-from webwise.tasks import PAPER48, PAPER_GROUPS, catalog, group_by_calls, group_of
+from webwise.tasks import PAPER48, PAPER_GROUPS, catalog, group_by_calls, group_of, parse_task_list
 
 WEBWISE = str(Path(sys.executable).parent / "webwise")
 ROOT = Path(__file__).resolve().parent.parent
@@ -102,6 +102,13 @@ def test_tasks_shows_each_tasks_group_and_actions_from_the_catalog(capsys: pytes
     assert main(["tasks", "--group", "variable"]) == 0
     variable = [line.split("\t")[0] for line in capsys.readouterr().out.splitlines()]
     assert set(PAPER_GROUPS["variable"]) <= set(variable) and "click-button" not in variable
+
+
+def test_expressible_names_the_tasks_a_reference_solves() -> None:
+    """What harvest and bench take for the whole suite the API can express; hover-shape never pays a reward."""
+    tasks = parse_task_list("expressible")
+    assert tasks == sorted(t for t, entry in catalog().items() if "actions" in entry)
+    assert "click-button" in tasks and "hover-shape" not in tasks
 
 
 def test_tasks_into_a_closed_pipe_is_quiet() -> None:

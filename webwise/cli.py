@@ -127,7 +127,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Keep a solved episode's programs as the task's example only if, replayed without the model, "
                     "they solve --check-seeds fresh seeds (100000 and up) too. STORE/harvest.jsonl records each "
                     "finished episode: the same command again runs only the ones missing.")
-    harvest.add_argument("--tasks", required=True, help="paper48, all, or a comma-separated list of tasks")
+    harvest.add_argument("--tasks", required=True,
+                         help="paper48, all, expressible (tasks a reference program solves) or a comma-separated list")
     harvest.add_argument("--seeds", type=positive_int, default=10, help="episodes (seeds) per task (default 10)")
     harvest.add_argument("--seed-start", type=seed, default=HARVEST_SEED_START,
                          help=f"first seed, below 100000 (default {HARVEST_SEED_START}: apart from evaluation seeds)")
@@ -155,7 +156,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Append every episode to OUT/results.jsonl, then print the tables and write them to "
                     "OUT/tables.md and OUT/tables.csv. `webwise report OUT` regenerates the tables and writes "
                     "OUT/report.html. An episode is (task, seed, method, examples, llm, trials, guards).")
-    bench.add_argument("--tasks", required=True, help="paper48, all, or a comma-separated list of tasks")
+    bench.add_argument("--tasks", required=True,
+                         help="paper48, all, expressible (tasks a reference program solves) or a comma-separated list")
     bench.add_argument("--seeds", type=positive_int, default=1, help="seeds per task (default 1)")
     bench.add_argument("--seed-start", type=seed, default=0, help="first seed (default 0)")
     bench.add_argument("--methods", type=choice_list(METHODS), default=["webwise"],

@@ -92,12 +92,19 @@ def page_path(task: str) -> str:
     return f"/miniwob/{check_task(task)}.html"
 
 
+def expressible() -> list[str]:
+    """Tasks the program API can express: a reference program solves them (see the catalog)."""
+    return [task for task in all_tasks() if "actions" in catalog().get(task, {})]
+
+
 def parse_task_list(spec: str) -> list[str]:
-    """``paper48``, ``all`` or a comma-separated list of task names."""
+    """``paper48``, ``all``, ``expressible`` or a comma-separated list of task names."""
     if spec == "paper48":
         return list(PAPER48)
     if spec == "all":
         return list(all_tasks())
+    if spec == "expressible":
+        return expressible()
     names = [name.strip() for name in spec.split(",") if name.strip()]
     if not names:
         raise ConfigError("empty task list")
