@@ -562,14 +562,31 @@ class Executor:
         return key
 
     def _scroll(self, text: str) -> str:
+        """Scroll the innermost element holding ``text``: its containers hold it too, and
+        the outermost one scrolled into view left the text out of view (order-food: a dish
+        at the bottom of the scrolled menu stayed hidden, and a click_at on it missed)."""
         elements, _, _ = self.env.observe()
         wanted = dom.collapse(text).lower()
+        parents = {element["ref"]: element["parent"] for element in elements}
+        holder = None
         for element in elements:
-            if wanted and wanted in element["deep_text"].lower():
-                ref = element["ref"] if element["ref"] > 0 else element["parent"]
-                self.env.script(_SCROLL_JS, ref)
-                return f"{element['tag']} {element['deep_text'][:40]!r}"
-        raise ActionError(f"scroll({text!r}): no element contains that text")
+            if wanted and wanted in element["deep_text"].lower() and (
+                    holder is None or _inside(element["ref"], holder["ref"], parents)):
+                holder = element
+        if holder is None:
+            raise ActionError(f"scroll({text!r}): no element contains that text")
+        self.env.script(_SCROLL_JS, holder["ref"] if holder["ref"] > 0 else holder["parent"])
+        return f"{holder['tag']} {holder['deep_text'][:40]!r}"
+
+
+def _inside(ref: int, ancestor: int, parents: dict[int, int | None]) -> bool:
+    """Whether the element ``ref`` lies inside the element ``ancestor``."""
+    parent = parents.get(ref)
+    while parent is not None:
+        if parent == ancestor:
+            return True
+        parent = parents.get(parent)
+    return False
 
 
 def _checked(elements: list[dom.Element]) -> dict[str, bool]:
