@@ -304,6 +304,17 @@ def test_scroll_inside_a_scrolled_box_brings_the_text_itself_into_view(env: Mini
     assert env.script(in_box, "8pm") is True
 
 
+def test_scroll_brings_the_text_into_view_inside_a_scrolled_box(env: MiniWoBEnv) -> None:
+    """order-food's menu scrolls inside its box: the dish at its bottom comes into the box's view."""
+    executor = start(env, "order-food", 0)
+    box = "var area = document.getElementById('area').getBoundingClientRect();"
+    dish = "var dish = Array.from(document.querySelectorAll('.item-name')).pop().getBoundingClientRect();"
+    shown = f"{box} {dish} return dish.top >= area.top && dish.bottom <= area.bottom;"
+    assert env.script(shown) is False
+    executor.scroll(env.script("return Array.from(document.querySelectorAll('.item-name')).pop().textContent;"))
+    assert env.script(shown) is True
+
+
 def test_injection_through_arguments_stays_data(env: MiniWoBEnv) -> None:
     executor = start(env, "click-button", 4)
     hostile = "'); core.endEpisode(1, false); ('"

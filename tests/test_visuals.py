@@ -93,3 +93,28 @@ def test_the_whole_dom_shows_colours_and_corners(env: MiniWoBEnv) -> None:
     env.reset("right-angle", 3)
     assert re.search(r"\] line @\d+,\d+ \d+x\d+ color=black points=\d+,\d+ \d+,\d+ in \[",
                      render(whole_dom(env.observe()[0])))
+
+
+def test_the_items_of_a_container_of_zero_size_are_seen(env: MiniWoBEnv) -> None:
+    """drag-items-grid floats its items in a <ul> of zero height, which getDOMInfo skipped."""
+    name = re.match(r"Drag (.+?) (?:to the |up|down|left|right)", env.reset("drag-items-grid", 0)).group(1)
+    names = [e["text"] for e in summary(env) if e["tag"] == "div" and e["text"]]
+    assert len(names) == 9 and name in names
+    assert env.script("return document.getElementById('sortable').getBoundingClientRect().height;") == 0
+
+
+def test_an_image_says_its_alt_text_and_stays_in_the_summary(env: MiniWoBEnv) -> None:
+    env.reset("order-food", 0)
+    page = summary(env)
+    types = [e["text"] for e in page if e["tag"] == "img"]
+    assert types and set(types) <= {"dairy", "gluten-free", "meat", "peanuts", "vegan"}
+    caesar = next(i for i, e in enumerate(page) if e["text"] == "Caesar Salad")
+    assert [e["text"] for e in page[caesar + 1:caesar + 3]] == ["vegan", "gluten-free"]
+
+
+def test_an_icon_in_the_instruction_is_said_as_the_classes_of_the_icon_it_shows(env: MiniWoBEnv) -> None:
+    utterance = env.reset("click-menu-2", 2)
+    icon = re.search(r"the item with the (.+) icon\.", utterance).group(1)
+    env.script("var icon = arguments[0]; $('#menu span').filter(function () { return this.className === icon; })"
+               ".closest('li').click();", icon)
+    assert env.outcome().success

@@ -571,21 +571,31 @@ class Executor:
         return key
 
     def _scroll(self, text: str) -> str:
-        """Scroll to the first element holding ``text`` as its own text, else the first holding it.
-
-        Every container's text holds its children's, so the first element containing the text
-        is the outermost: inside a scrolled box (a calendar's hours) that box itself, and
-        bringing the box into view leaves the text out of it.
-        """
+        """Scroll the innermost element holding ``text``: its containers hold it too, and
+        the outermost one scrolled into view left the text out of view (order-food: a dish
+        at the bottom of the scrolled menu stayed hidden, and a click_at on it missed)."""
         elements, _, _ = self.env.observe()
         wanted = dom.collapse(text).lower()
-        holders = [e for e in elements if wanted and wanted in e["deep_text"].lower()]
-        element = next((e for e in holders if wanted in e["text"].lower()), holders[0] if holders else None)
-        if element is None:
+        parents = {element["ref"]: element["parent"] for element in elements}
+        holder = None
+        for element in elements:
+            if wanted and wanted in element["deep_text"].lower() and (
+                    holder is None or _inside(element["ref"], holder["ref"], parents)):
+                holder = element
+        if holder is None:
             raise ActionError(f"scroll({text!r}): no element contains that text")
-        ref = element["ref"] if element["ref"] > 0 else element["parent"]
-        self.env.script(_SCROLL_JS, ref)
-        return f"{element['tag']} {element['deep_text'][:40]!r}"
+        self.env.script(_SCROLL_JS, holder["ref"] if holder["ref"] > 0 else holder["parent"])
+        return f"{holder['tag']} {holder['deep_text'][:40]!r}"
+
+
+def _inside(ref: int, ancestor: int, parents: dict[int, int | None]) -> bool:
+    """Whether the element ``ref`` lies inside the element ``ancestor``."""
+    parent = parents.get(ref)
+    while parent is not None:
+        if parent == ancestor:
+            return True
+        parent = parents.get(parent)
+    return False
 
 
 def _checked(elements: list[dom.Element]) -> dict[str, bool]:

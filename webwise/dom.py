@@ -10,8 +10,9 @@ search-engine and text-transform):
 Each view is a list of dicts (what programs see as ``observation``) and renders to
 compact text for prompts. Every element carries its box (``left``, ``top``, ``width``,
 ``height``, viewport CSS pixels) and what ``getDOMInfo`` leaves out of what the page
-shows: ``color`` (an SVG shape's paint, a textless swatch's background) and ``points``
-(an SVG line's or polygon's corners, the corners of what a canvas has drawn). The
+shows: ``color`` (an SVG shape's paint, a textless swatch's background), ``points``
+(an SVG line's or polygon's corners, the corners of what a canvas has drawn), and as an
+image's ``text`` its alt text or title. The
 summary's text shows box, colour and points only for the elements that show something
 by them (:func:`is_visual`), so a form's prompt is what it was.
 """
@@ -57,7 +58,8 @@ def flatten(root: Element, visuals: dict[str, Any] | None = None) -> list[Elemen
     Each element gets ``parent`` (ref or None), ``depth`` and ``deep_text``: its own text,
     or when it has none, its descendants' text joined (what click matching falls back on).
     ``visuals`` (by ref, as the page read-out gives them) add ``color`` and ``points``
-    (see :func:`visual`). The root (``body``) is left out.
+    (see :func:`visual`), and give an image its alt text as its text. The root (``body``)
+    is left out.
     """
     out: list[Element] = []
     visuals = visuals or {}
@@ -80,7 +82,9 @@ def flatten(root: Element, visuals: dict[str, Any] | None = None) -> list[Elemen
             "fg": node.get("fgColor", ""),
             "bg": node.get("bgColor", ""),
         }
-        element.update(visual(element["tag"], visuals.get(str(element["ref"]))))
+        read = visuals.get(str(element["ref"])) or {}
+        element.update(visual(element["tag"], read))
+        element["text"] = element["text"] or collapse(str(read.get("text") or ""))
         if element["value"] is None:
             element["value"] = ""
         if depth >= 0:
@@ -182,10 +186,12 @@ def _distance_to_line(point: tuple[float, float], a: tuple[float, float], b: tup
 
 
 def spoken(pieces: Sequence[str | list[str]]) -> str:
-    """The instruction from its texts and swatches in order, each swatch as its colour.
+    """The instruction from its texts and pictures in order, each swatch as its colour
+    (a one-item list), each image or icon as what the page names it by (a string).
 
     The page's utterance is the query's text, which drops a coloured box standing for the
-    colour asked for; the query lies outside the observation, so the colour must be said.
+    colour asked for, or an icon standing for a menu item; the query lies outside the
+    observation, so what they stand for must be said.
     """
     return collapse(" ".join(piece if isinstance(piece, str) else colour(piece[0]) for piece in pieces))
 
@@ -222,12 +228,13 @@ def filtered_summary(elements: Iterable[Element], clicked: set[int], modified: s
     """The paper's getSummary: useful tags or classes, with clicked/modified flags.
 
     Elements that show content by colour or shape (:func:`is_visual`) are kept whatever
-    their tag: a textless coloured box is click-color's answer.
+    their tag: a textless coloured box is click-color's answer. So is an image that says
+    what it shows (its alt text or title as its text: order-food's food types are icons).
     """
     summary = []
     for element in elements:
         classes = set(element["classes"].split())
-        if not is_visual(element):
+        if not is_visual(element) and not (element["tag"] == "img" and element["text"]):
             if element["tag"] not in USEFUL_TAGS and not classes & USEFUL_CLASSES:
                 continue
             bare = not element["text"] and not element["id"] and not classes & USEFUL_CLASSES

@@ -41,7 +41,8 @@ _STATE_JS = "return [WOB_DONE_GLOBAL, WOB_REWARD_GLOBAL, WOB_RAW_REWARD_GLOBAL, 
 # What core.getDOMInfo leaves out of what the page shows, keyed by the refs it just gave out:
 # an SVG shape's paint (the colour the page wrote, as written when it is a name) and corners
 # (a line's ends, a polygon's points) in the viewport frame of getBoundingClientRect; the hull
-# of what a 2D canvas has drawn; the background of a childless, textless element (a swatch).
+# of what a 2D canvas has drawn; the background of a childless, textless element (a swatch);
+# the alt text (or title) of an image, the text the page shows in its place.
 _VISUALS_JS = """
 function paint(el, property, computed) {
   var written = el.getAttribute(property) || el.style[property];
@@ -85,9 +86,20 @@ function swatch(el) {
   return el instanceof HTMLElement && !el.children.length && !el.textContent.trim() &&
     !/^rgba\\(.*, 0\\)$/.test(style.backgroundColor) && paint(el, 'backgroundColor', style.backgroundColor);
 }
-// The instruction as the page shows it when a swatch stands in it for a colour
-// (use-colorwheel-2: "Select the following color [a coloured box] ..."): its texts and
-// swatches in order, a swatch as [its colour]; null when it holds none.
+function alt(el) {
+  return el instanceof HTMLImageElement && (el.alt || el.title).trim();
+}
+// What a childless, textless picture stands for: an image its alt text (or title), an icon
+// (a CSS background image: a jQuery UI sprite) its classes, the only name the page gives it.
+function pictured(el) {
+  if (alt(el)) { return alt(el); }
+  return el instanceof HTMLElement && !el.children.length && !el.textContent.trim() &&
+    window.getComputedStyle(el).backgroundImage !== 'none' && el.className.trim();
+}
+// The instruction as the page shows it when a picture stands in it for a word
+// (use-colorwheel-2: "Select the following color [a coloured box] ...", click-menu-2: "the
+// item with the [an icon] icon"): its texts and pictures in order, a swatch as [its colour],
+// an image or icon as what it stands for; null when it holds none.
 function said() {
   var query = document.getElementById('query'), pieces = [], any = false;
   if (!query) { return null; }
@@ -95,6 +107,7 @@ function said() {
     node.childNodes.forEach(function (child) {
       if (child.nodeType === 3) { pieces.push(child.data); }
       else if (child instanceof Element && swatch(child)) { pieces.push([swatch(child)]); any = true; }
+      else if (child instanceof Element && pictured(child)) { pieces.push(pictured(child)); any = true; }
       else if (child instanceof Element) { walk(child); }
     });
   })(query);
@@ -117,6 +130,8 @@ function visuals() {
       out[ref] = {color: stroked ? paint(el, 'stroke', style.stroke) : paint(el, 'fill', style.fill), points: place(el, points)};
     } else if (el instanceof HTMLCanvasElement) {
       out[ref] = {color: '', points: drawn(el)};
+    } else if (alt(el)) {
+      out[ref] = {color: '', points: [], text: alt(el)};
     } else if (swatch(el)) {
       out[ref] = {color: swatch(el), points: []};
     }
@@ -134,8 +149,32 @@ function moving() {
     return a.playState === 'running' && a.effect && a.effect.getComputedTiming().endTime !== Infinity;
   });
 }
+// core.getDOMInfo skips an element of zero size and everything in it, but a container can
+// measure zero while what it holds shows: a list whose items all float has zero height
+// (drag-items-grid's <ul>, and its names with it, were missing). For the read, such a
+// container measures as the union of the boxes of what it holds; it returns them to undo.
+function unfold() {
+  var measured = [];
+  document.querySelectorAll('body *').forEach(function (el) {
+    var own = el.getBoundingClientRect(), left = Infinity, top = Infinity, right = -Infinity, bottom = -Infinity;
+    if ((own.width && own.height) || window.getComputedStyle(el).display === 'none') { return; }
+    el.querySelectorAll('*').forEach(function (inner) {
+      var box = inner.getBoundingClientRect();
+      if (!box.width || !box.height) { return; }
+      left = Math.min(left, box.left); top = Math.min(top, box.top);
+      right = Math.max(right, box.right); bottom = Math.max(bottom, box.bottom);
+    });
+    if (right > left) {
+      var union = new DOMRect(left, top, right - left, bottom - top);
+      el.getBoundingClientRect = function () { return union; };
+      measured.push(el);
+    }
+  });
+  return measured;
+}
 function read() {
-  var u = core.getUtterance(), tree = core.getDOMInfo();
+  var u = core.getUtterance(), measured = unfold(), tree;
+  try { tree = core.getDOMInfo(); } finally { measured.forEach(function (el) { delete el.getBoundingClientRect; }); }
   done([tree, [WOB_DONE_GLOBAL, WOB_REWARD_GLOBAL, WOB_RAW_REWARD_GLOBAL, WOB_REWARD_REASON],
         typeof u === 'string' ? u : u.utterance, visuals(), typeof u === 'string' ? said() : null]);
 }

@@ -1,0 +1,22 @@
+import re
+
+# The item is named by its label, or by its icon: the instruction says an icon by its
+# classes, and each item's icon is a span of those classes just after the item.
+named = re.search(r'labeled "(.+)"', task)
+icon = None if named else re.search(r'with the (.+) icon', task).group(1)
+click('button', 'Menu')
+
+
+def label_of(classes):
+    """The text of the item whose icon has these classes (the item just before it)."""
+    index = next(i for i, e in enumerate(observation) if e['tag'] == 'span' and e['classes'] == classes)
+    return observation[index - 1]['text']
+
+
+labels = [e['text'] for e in observation if 'ui-menu-item-wrapper' in e['classes'].split()]
+wanted = named.group(1) if named else None
+if (wanted and wanted not in labels) or (icon and not any(e['classes'] == icon for e in observation)):
+    hover('div', 'Playback')  # the other items are in the Playback submenu
+    wait(0.6)  # which opens a moment after the pointer rests on it
+wanted = wanted or label_of(icon)
+click('div', wanted)
