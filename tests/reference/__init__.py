@@ -5,7 +5,9 @@ Not in-context examples: these are test fixtures, replayed through the real pipe
 can solve a task at all, on any seed. ``programs/<task>.py`` holds a task's programs, the
 steps of one episode, separated by a line :data:`SEPARATOR`; each reads the page from
 ``task`` and ``observation`` like a model's program, never a seed's answer.
-``programs/<task>.skip`` says in one line why a task has no reference program.
+``programs/<task>.skip`` says in one line why a task has no reference program. A task
+whose program is another's (a ``-nodelay`` variant, the same form on another page) is a
+symlink to that task's file, so the one program is kept once.
 """
 
 from __future__ import annotations

@@ -1,7 +1,1 @@
-import re
-
-listed = re.search(r'Select (.*) and click Submit', task).group(1)
-wanted = [] if listed == 'nothing' else listed.split(', ')
-for name in wanted:
-    click('label', name)
-click('button', 'Submit')
+click-checkboxes.py

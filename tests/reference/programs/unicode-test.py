@@ -1,4 +1,1 @@
-import re
-
-wanted = re.search(r'"(.*)"', task).group(1)
-click('button', wanted)
+click-button.py
