@@ -446,7 +446,7 @@ class Executor:
         elements, _, _ = self.env.observe()
         target = self._find(elements, tag, text)
         parent = target["parent"] if target["ref"] < 0 else None
-        x, y = target["left"] + target["width"] / 2, target["top"] + target["height"] / 2
+        x, y = _centre(target)
         flipped = [record.flipped for record in self.records[:-1] if record.flipped and self.guards]
         problem, box, skipped = self.env.script(_CLICK_JS, target["ref"], x, y, parent, flipped)
         if problem:
