@@ -114,8 +114,25 @@ def test_a_missing_store_fails_before_anything_runs(tmp_path: Path, capsys: pyte
     assert main(["solve", "--task", "click-tab-2", "--examples", "auto-near", "--store", str(tmp_path / "typo"),
                  "--llm", "replay:x.json"]) == 2
     assert capsys.readouterr().err == f"webwise: error: no example store at {tmp_path / 'typo'}\n"
-    monkeypatch.setattr(store, "DEFAULT_STORE", tmp_path / "typo")  # bench reads the default store
     plan = BenchConfig(tasks=["click-tab-2"], seeds=range(1), methods=["webwise"], examples=["auto-near"],
-                       llm="replay:x.json", out=tmp_path / "out")
+                       llm="replay:x.json", out=tmp_path / "out", store_dir=tmp_path / "typo")
     with pytest.raises(ConfigError, match="no example store at"):
         plan.jobs()
+    monkeypatch.setattr(store, "DEFAULT_STORE", tmp_path / "typo")  # without --store, the default store
+    with pytest.raises(ConfigError, match="no example store at"):
+        BenchConfig(tasks=["click-tab-2"], seeds=range(1), methods=["webwise"], examples=["auto"],
+                    llm="replay:x.json", out=tmp_path / "out").jobs()
+
+
+def test_a_bench_reads_the_store_it_is_given(tmp_path: Path, stored: Path) -> None:
+    """Teach with one model, run with another: the bench shows what --store holds, not the default store."""
+    replies = tmp_path / "replies.json"
+    replies.write_text(json.dumps({"*": [MISS] * 6}))
+    out = tmp_path / "out"
+    assert main(["bench", "--tasks", "click-tab,click-tab-2", "--examples", "auto,auto-near", "--store", str(stored),
+                 "--llm", f"replay:{replies}", "--max-steps", "1", "--out", str(out)]) == 0
+    shown = {(r["task"], r["examples"]): r["examples_shown"]
+             for r in map(json.loads, (out / "results.jsonl").read_text().splitlines())}
+    assert shown[("click-tab", "auto")] == [{"task": "click-tab", "number": n, "source": "auto"} for n in (1, 2)]
+    assert shown[("click-tab-2", "auto")] == []
+    assert shown[("click-tab-2", "auto-near")] == [{"task": "click-tab", "number": 1, "source": "auto"}]

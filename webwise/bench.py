@@ -90,6 +90,8 @@ class BenchConfig:
     guards: bool = True
     remote_url: str | None = None
     page_host: str = "127.0.0.1"
+    #: Harvested-example store the ``auto`` modes read (None: the checkout's incontext/auto).
+    store_dir: Path | None = None
     progress: TextIO | None = None  # None: whatever sys.stderr is when the bench runs
 
     @property
@@ -105,7 +107,7 @@ class BenchConfig:
             raise ConfigError(f"{planned} episodes planned; a bench runs at most {MAX_EPISODES}: "
                               "pass fewer --seeds or tasks")
         for task, examples in itertools.product(self.tasks, self.examples):
-            load_examples(task, examples)  # a task without its examples fails the plan, not the run
+            load_examples(task, examples, self.store_dir)  # a task without its examples fails the plan, not the run
         combinations = itertools.product(self.tasks, self.methods, self.examples, self.seeds)
         return [Job(t, s, m, e) for t, m, e, s in combinations]
 
@@ -422,7 +424,7 @@ class Bench(Pool):
 
     def __init__(self, config: BenchConfig) -> None:
         settings = Settings(max_steps=config.max_steps, trials=config.trials, guards=config.guards,
-                            screenshot_dir=config.out / SCREENSHOTS)
+                            screenshot_dir=config.out / SCREENSHOTS, store_dir=config.store_dir)
         super().__init__(config.llm, settings, workers=config.workers, remote_url=config.remote_url,
                          page_host=config.page_host, stream=config.stream, label="bench")
         self.config = config

@@ -173,6 +173,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "(default 127.0.0.1)")
     bench.add_argument("--out", type=directory, required=True, help="output directory")
     bench.add_argument("--resume", action="store_true", help="run only the episodes missing from OUT/results.jsonl")
+    bench.add_argument("--store", type=directory, default=None,
+                       help="harvested-example store the auto modes read (default incontext/auto); keep one "
+                            "--out per store, since an episode's key does not name it")
     bench.add_argument("--max-steps", type=positive_int, default=5, help="programs per trial (webwise method)")
     bench.add_argument("--trials", type=positive_int, default=1,
                        help="attempts per episode with reflection between them; tables show success at trial 1 too")
@@ -282,7 +285,7 @@ def _bench(args: argparse.Namespace) -> int:
                                    examples=args.examples, llm=args.llm, out=args.out, workers=args.workers,
                                    resume=args.resume, max_steps=args.max_steps, trials=args.trials,
                                    guards=args.guards, remote_url=args.remote,
-                                   page_host=args.page_host))
+                                   page_host=args.page_host, store_dir=args.store))
     if status == 130:
         _exit_past_abandoned_calls(status)
     return status
