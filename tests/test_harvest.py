@@ -87,13 +87,17 @@ def test_cap_of_two_per_task(tmp_path: Path) -> None:
 
 def test_a_literal_answer_is_refused_by_the_three_seed_check_and_the_summary_says_why(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Seed 13's button is "No", as is the first check seed's: one fresh seed would keep the literal."""
+    """Seed 13's button is "No", as is the first check seed's: one fresh seed would keep the literal.
+
+    The model wrote it lower-cased, which click matches but the instruction does not hold as
+    written, so the check cannot read it from the task either.
+    """
     from webwise.environment import MiniWoBEnv
 
     with MiniWoBEnv() as env:
         buttons = [env.reset("click-button", seed).split('"')[1] for seed in (13, 100000, 100001)]
     assert buttons == ["No", "No", "ok"]
-    llm = replay(tmp_path, {"click-button": ["```python\nclick('button', 'No')\n```"]})
+    llm = replay(tmp_path, {"click-button": ["```python\nclick('button', 'no')\n```"]})
     [once] = harvest(["click-button"], seeds=1, seed_start=13, check_seeds=1, llm=llm, store_dir=tmp_path / "one",
                      progress=QUIET)
     assert (once.candidates, once.kept) == (1, 1)
@@ -102,13 +106,31 @@ def test_a_literal_answer_is_refused_by_the_three_seed_check_and_the_summary_say
                  "--store", str(tmp_path / "three")]) == 0
     out, err = capsys.readouterr()
     row = out.splitlines()[1].split("\t")
-    assert row[:8] == ["click-button", "1", "1", "1", "0", "0", "1", "0"]
-    assert row[8].startswith("seed 100001: ")
+    assert row[:9] == ["click-button", "1", "1", "1", "0", "0", "0", "1", "0"]
+    assert row[9].startswith("seed 100001: ")
     assert "solved; refused by the check: seed 100001: " in err
     assert "the check refused 1 candidate(s)" in err
     [record] = journal(tmp_path / "three")
     assert record["outcome"] == "refused" and record["check_seeds"] == [100000]
     assert not (tmp_path / "three" / "click-button.json").exists()
+
+
+def test_a_literal_copied_from_the_instruction_is_read_from_the_task_and_then_kept(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The same literal as written: refused as it is (seed 100001's button is "ok"), kept once the
+    program reads it from ``task`` by the words around it, and shown so."""
+    llm = replay(tmp_path, {"click-button": ["```python\nclick('button', 'No')  # the one asked for\n```"]})
+    assert main(["harvest", "--tasks", "click-button", "--seeds", "1", "--seed-start", "13", "--llm", llm,
+                 "--store", str(tmp_path / "store")]) == 0
+    out, err = capsys.readouterr()
+    assert out.splitlines()[1].split("\t")[:9] == ["click-button", "1", "1", "1", "1", "1", "0", "0", "1"]
+    assert "solved; kept (literals read from the task)" in err
+    [entry] = json.loads((tmp_path / "store" / "click-button.json").read_text())
+    assert entry["steps"][0]["program"] == ("import re\nfrom_task = re.search(r'the \"(.+?)\" button', task).group(1)\n"
+                                            "click('button', from_task)  # the one asked for")
+    assert entry["provenance"]["generalised"] is True and entry["provenance"]["check_seeds"] == check_seeds(3)
+    [record] = journal(tmp_path / "store")
+    assert record["outcome"] == "kept" and record["generalised"] is True and record["refusal"] is None
 
 
 def test_an_episode_solved_at_trial_2_contributes_trial_2s_programs(tmp_path: Path) -> None:

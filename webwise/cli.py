@@ -232,10 +232,11 @@ def _harvest(args: argparse.Namespace) -> int:
                                 check_seeds=args.check_seeds, max_steps=args.max_steps, guards=args.guards,
                                 workers=args.workers, remote_url=args.remote, page_host=args.page_host))
     status = run.run()
-    print("task\tepisodes\tsolved\tcandidates\tkept\tduplicates\trefused\tstored\twhy refused")
+    print("task\tepisodes\tsolved\tcandidates\tkept\tgeneralised\tduplicates\trefused\tstored\twhy refused")
     for r in run.reports:
         why = r.reasons[0] + (f" (+{len(r.reasons) - 1} more)" if len(r.reasons) > 1 else "") if r.reasons else ""
-        print(shown(f"{r.task}\t{r.episodes}\t{r.solved}\t{r.candidates}\t{r.kept}\t{r.duplicates}\t{r.refused}\t"
+        print(shown(f"{r.task}\t{r.episodes}\t{r.solved}\t{r.candidates}\t{r.kept}\t{r.generalised}\t"
+                    f"{r.duplicates}\t{r.refused}\t"
                     f"{r.stored}\t{why}"))
     with_example = sum(r.stored > 0 for r in run.reports)
     refused = sum(r.refused for r in run.reports)

@@ -5,8 +5,9 @@ reflection between them (as ``solve --trials``). A solved episode's candidate is
 that solved it: its programs in order (replayed steps included, as the programs they were)
 with the page each program saw. The candidate is kept only if its programs, replayed without
 the model, solve :func:`check_seeds` too, fresh seeds of the task no harvest runs: a program
-that only worked on one page (a literal answer copied from the instruction) is no example.
-At most :data:`webwise.store.MAX_PER_TASK` per task, no duplicates.
+that only worked on one page is no example. When the check refuses a candidate, the literals
+it copied from the instruction are read from ``task`` instead (:mod:`webwise.generalise`) and
+the rewrite is checked in its place. At most :data:`webwise.store.MAX_PER_TASK` per task, no duplicates.
 
 Episodes run over the bench's :class:`~webwise.bench.Pool` (workers, shared model, progress,
 interrupts, the Grid). ``STORE/harvest.jsonl`` is the journal: one line per finished episode
@@ -30,6 +31,7 @@ from webwise.agent import Agent, Settings, check_method
 from webwise.bench import EXIT_FAULTS, Job, Key, Pool, read_results, record_key
 from webwise.episode import Episode
 from webwise.errors import ConfigError, Interrupted
+from webwise.generalise import lift
 from webwise.llm import make_llm
 from webwise.llm.replay import ReplayModel
 from webwise.provenance import code_version
@@ -58,7 +60,8 @@ class TaskHarvest:
     """What the episodes of one task produced.
 
     ``candidates`` are the solved episodes with programs; each was kept, a duplicate, refused
-    by the check (``reasons`` says why, one line each), or found the task full. ``faults``
+    by the check (``reasons`` says why, one line each), or found the task full. ``generalised``
+    of the kept passed the check only once their literals were read from the task. ``faults``
     episodes ended on an infrastructure failure: running the harvest again reruns them.
     """
 
@@ -67,6 +70,7 @@ class TaskHarvest:
     solved: int = 0
     candidates: int = 0
     kept: int = 0
+    generalised: int = 0
     duplicates: int = 0
     refused: int = 0
     reasons: list[str] = field(default_factory=list)
@@ -123,13 +127,23 @@ def entry_from(episode: Episode) -> dict[str, Any]:
     }
 
 
-def check(session: Session, task: str, entry: dict[str, Any], seeds: Sequence[int],
-          settings: Settings) -> tuple[list[int], str | None]:
-    """Replay the entry's programs, in order and without the model, on each seed until one fails.
+@dataclass
+class Check:
+    """What replaying a candidate on the check's seeds showed.
 
-    Returns the seeds solved and, when one was not, ``"seed N: why"``: the first error a
-    program hit there, else ``not solved`` with the page's reason.
+    ``passed`` are the seeds solved, up to the first that was not; ``refusal`` says why that
+    one failed (``"seed N: why"``: the first error a program hit there, else ``not solved``
+    with the page's reason) and ``instruction`` is what its page asked, which tells the
+    literals that vary from seed to seed (see :mod:`webwise.generalise`).
     """
+
+    passed: list[int]
+    refusal: str | None = None
+    instruction: str = ""
+
+
+def check(session: Session, task: str, entry: dict[str, Any], seeds: Sequence[int], settings: Settings) -> Check:
+    """Replay the entry's programs, in order and without the model, on each seed until one fails."""
     replies = [f"```python\n{step['program']}\n```" for step in entry["steps"]]
     agent = Agent(ReplayModel({task: replies}, "replay:harvest-check"), session.env, session.sandbox,
                   replace(settings, trials=1, max_steps=len(replies), screenshot_dir=None))
@@ -137,9 +151,19 @@ def check(session: Session, task: str, entry: dict[str, Any], seeds: Sequence[in
     for seed in seeds:
         episode = agent.run(task, seed, "webwise", "none")
         if not episode.success:
-            return passed, f"seed {seed}: {_why(episode)}"
+            return Check(passed, f"seed {seed}: {_why(episode)}", episode.utterance)
         passed.append(seed)
-    return passed, None
+    return Check(passed)
+
+
+def generalised(entry: dict[str, Any], other: str) -> dict[str, Any] | None:
+    """The entry with each program's literals that ``other`` (another seed's instruction) does not
+    hold read from ``task`` instead (:func:`webwise.generalise.lift`); None when nothing changed."""
+    steps = [{**step, "program": lift(step["program"], entry["instruction"], other) or step["program"]}
+             for step in entry["steps"]]
+    if steps == entry["steps"]:
+        return None
+    return {**entry, "steps": steps, "provenance": {**entry["provenance"], "generalised": True}}
 
 
 def _why(episode: Episode) -> str:
@@ -225,14 +249,24 @@ class Harvest(Pool):
             return "kept", "solved; kept (stored before an interruption)"
         if stored is not None:
             return "duplicate", "solved; duplicate"
-        passed, refusal = check(session, episode.task, entry, check_seeds(self.config.check_seeds), self.settings)
-        record["check_seeds"] = passed
-        if refusal is not None:
-            record["refusal"] = refusal
-            return "refused", f"solved; refused by the check: {refusal}"
-        entry["provenance"]["check_seeds"] = passed
+        seeds = check_seeds(self.config.check_seeds)
+        result = check(session, episode.task, entry, seeds, self.settings)
+        lifted = generalised(entry, result.instruction) if result.refusal is not None else None
+        if lifted is not None:
+            again = check(session, episode.task, lifted, seeds, self.settings)
+            if again.refusal is None or len(again.passed) > len(result.passed):
+                entry, result = lifted, again
+        record["check_seeds"] = result.passed
+        if result.refusal is not None:
+            record["refusal"] = result.refusal
+            return "refused", f"solved; refused by the check: {result.refusal}"
+        record["generalised"] = entry["provenance"].get("generalised", False)
+        entry["provenance"]["check_seeds"] = result.passed
         outcome = store.add(episode.task, entry, self.store_dir)
-        return outcome, f"solved; {outcome}"
+        stored = store.twin(episode.task, entry, self.store_dir) if outcome == "duplicate" else None
+        if stored is not None and _same_episode(stored["provenance"], entry["provenance"]):
+            outcome = "kept"  # generalised and stored before an interruption, so the twin check above missed it
+        return outcome, f"solved; {outcome}" + (" (literals read from the task)" if record["generalised"] else "")
 
 
 def _same_episode(stored: dict[str, Any], candidate: dict[str, Any]) -> bool:
@@ -258,6 +292,7 @@ def summarize(records: list[dict[str, Any]], keys: set[Key], tasks: Sequence[str
         if outcome in ("kept", "duplicate", "refused", "full"):
             report.candidates += 1
         report.kept += outcome == "kept"
+        report.generalised += outcome == "kept" and bool(record.get("generalised"))
         report.duplicates += outcome == "duplicate"
         if outcome == "refused":
             report.refused += 1

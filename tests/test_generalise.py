@@ -1,0 +1,70 @@
+"""Reading a harvested program's copied literals from ``task``: what is lifted, what is left, and that
+the rewrite runs on another seed's instruction."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from webwise.generalise import lift, pattern
+
+SELECT = "Select peh7J and click Submit."
+OTHER = "Select Yfewp1 and click Submit."
+
+
+def run(program: str, task: str) -> dict[str, object]:
+    """The variables a lifted program's reads give on ``task`` (its actions are not called)."""
+    reads = "\n".join(line for line in program.splitlines() if line.startswith(("import", "from_task")))
+    names: dict[str, object] = {"task": task}
+    exec(reads, names)  # noqa: S102 -- a test's own rewrite, not model code
+    return {k: v for k, v in names.items() if k.startswith("from_task")}
+
+
+def test_only_the_literals_that_vary_are_read_from_the_task() -> None:
+    program = "click('label', 'peh7J')\nclick('button', 'Submit')"
+    lifted = lift(program, SELECT, OTHER)
+    assert lifted == ("import re\nfrom_task = re.search(r'Select (.+?) and', task).group(1)\n"
+                      "click('label', from_task)\nclick('button', 'Submit')")
+    assert run(lifted, OTHER) == {"from_task": "Yfewp1"}
+
+
+def test_the_same_literal_twice_is_one_variable_and_two_literals_are_two() -> None:
+    instruction = 'Enter "Kasey" as the username and "x9z" as the password.'
+    other = 'Enter "Deena" as the username and "qq1" as the password.'
+    program = ("enter_text('input_text', 'Kasey')\nenter_text('input_password', 'x9z')\n"
+               "if 'Kasey' not in str(observation): press_key('Enter')")
+    lifted = lift(program, instruction, other)
+    assert lifted is not None and lifted.count("re.search") == 2 and "'Kasey'" not in lifted
+    assert "enter_text('input_password', from_task_2)" in lifted
+    assert run(lifted, other) == {"from_task": "Deena", "from_task_2": "qq1"}
+
+
+@pytest.mark.parametrize(("instruction", "value", "other", "expected"), [
+    ("Click on Tab #5.", "5", "Click on Tab #12.", "12"),                       # at the end: anchored there
+    ('click on the link "nulla".', "nulla", 'click on the link "in.".', "in."),
+    ("Öffne Größe 7 jetzt", "Größe", "Öffne Maß 7 jetzt", "Maß"),              # not ASCII
+    ("Type (a+b)* here", "(a+b)*", "Type [x] here", "[x]"),                      # the pattern's own characters
+    ("peh7J is the one", "peh7J", "Yfewp1 is the one", "Yfewp1"),               # at the start
+])
+def test_the_pattern_finds_the_same_place_in_another_instruction(instruction: str, value: str, other: str,
+                                                                  expected: str) -> None:
+    assert re.search(pattern(value, instruction), instruction).group(1) == value
+    assert re.search(pattern(value, instruction), other).group(1) == expected
+
+
+def test_a_non_ascii_line_is_spliced_at_the_literal() -> None:
+    """ast counts columns in UTF-8 bytes; the rewrite must not cut the line elsewhere."""
+    lifted = lift("x = 'é'; click('a', 'Größe')", "Öffne Größe jetzt", "Öffne Maß jetzt")
+    assert lifted is not None and lifted.splitlines()[-1] == "x = 'é'; click('a', from_task)"
+
+
+@pytest.mark.parametrize("program", [
+    "click('button', 'Submit')",                        # in both instructions: a constant, not an answer
+    "click('label', f'{task.split()[1]}')",             # built at run time
+    "click('label', 'peh7',)",                          # not the instruction's text as a whole
+    "click('label', 'peh7J'",                           # does not parse
+    "x = 3\nclick('a', ' ')",                           # no word in it
+])
+def test_nothing_to_lift_is_none(program: str) -> None:
+    assert lift(program, SELECT, OTHER) is None
