@@ -239,6 +239,10 @@ def test_press_key_combinations_edit_the_input(env: MiniWoBEnv) -> None:
     executor.press_key("Control+a")
     executor.press_key("Backspace")
     assert input_value(env) == ""
+    executor.enter_text("a")
+    executor.press_key(" ")  # the space bar written as the character it types
+    executor.enter_text("b")
+    assert input_value(env) == "a b"
     with pytest.raises(ActionError, match="unknown key"):
         executor.press_key("Hyper")
     with pytest.raises(ActionError, match="unknown modifier"):

@@ -555,7 +555,8 @@ class Executor:
         return f"{tag} {kind}".strip() + (" (already held this text)" if held else "")
 
     def _press(self, key: str) -> str:
-        *mods, main = [part.strip() for part in key.split("+")] if key != "+" else ["+"]
+        # A part that is only whitespace is that key (' ' is the space bar), not an empty name.
+        *mods, main = [part.strip() or part for part in key.split("+")] if key != "+" else ["+"]
         try:
             modifiers = [MODIFIERS[m.lower()] for m in mods]
         except KeyError as exc:
