@@ -53,6 +53,15 @@ def test_the_pattern_finds_the_same_place_in_another_instruction(instruction: st
     assert re.search(pattern(value, instruction), other).group(1) == expected
 
 
+def test_a_re_cased_copy_is_read_as_the_instruction_writes_it() -> None:
+    """The model wrote "Tempus" for the instruction's "tempus"; click matches either way."""
+    instruction, other = 'click on the link "tempus".', 'click on the link "ornare".'
+    lifted = lift("click('span', 'Tempus')", instruction, other)
+    assert lifted is not None and run(lifted, other) == {"from_task": "ornare"}
+    assert run(lifted, instruction) == {"from_task": "tempus"}
+    assert lift("click('span', 'Tempus')", instruction, 'click on the link "TEMPUS".') is None
+
+
 def test_a_non_ascii_line_is_spliced_at_the_literal() -> None:
     """ast counts columns in UTF-8 bytes; the rewrite must not cut the line elsewhere."""
     lifted = lift("x = 'é'; click('a', 'Größe')", "Öffne Größe jetzt", "Öffne Maß jetzt")

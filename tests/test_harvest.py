@@ -89,15 +89,15 @@ def test_a_literal_answer_is_refused_by_the_three_seed_check_and_the_summary_say
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Seed 13's button is "No", as is the first check seed's: one fresh seed would keep the literal.
 
-    The model wrote it lower-cased, which click matches but the instruction does not hold as
-    written, so the check cannot read it from the task either.
+    The program pieces it together, so no literal of it is a text of the instruction that the
+    check could read from the task instead.
     """
     from webwise.environment import MiniWoBEnv
 
     with MiniWoBEnv() as env:
         buttons = [env.reset("click-button", seed).split('"')[1] for seed in (13, 100000, 100001)]
     assert buttons == ["No", "No", "ok"]
-    llm = replay(tmp_path, {"click-button": ["```python\nclick('button', 'no')\n```"]})
+    llm = replay(tmp_path, {"click-button": ["```python\nclick('button', 'N' + 'o')\n```"]})
     [once] = harvest(["click-button"], seeds=1, seed_start=13, check_seeds=1, llm=llm, store_dir=tmp_path / "one",
                      progress=QUIET)
     assert (once.candidates, once.kept) == (1, 1)

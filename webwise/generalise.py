@@ -5,7 +5,7 @@ A small model solving a task zero-shot often copies the instruction's answer int
 page only, the harvest's check refuses it, and the paper names the same failure of its ACG: a
 kept program that worked once is copied rather than generalised. Here the harvest rewrites such
 a program before giving up on it: each string literal that the instruction holds, and that a
-page of another seed does not, is replaced by a variable that a regular expression reads from
+page of another seed does not (as whole words, in any case), is replaced by a variable that a regular expression reads from
 ``task`` by the words around it::
 
     import re
@@ -40,7 +40,7 @@ def lift(program: str, instruction: str, other: str) -> str | None:
         return None
     literals = [node for node in _plain_strings(tree)
                 if _WORD.search(node.value) and _place(node.value, instruction) is not None
-                and node.value not in other]
+                and _place(node.value, other) is None]
     if not literals:
         return None
     names: dict[str, str] = {}
@@ -71,8 +71,9 @@ def pattern(value: str, instruction: str) -> str:
 
 
 def _place(value: str, instruction: str) -> int | None:
-    """Where ``value`` first stands in ``instruction`` as whole words (``'5'`` is not in "Tab #15")."""
-    found = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", instruction)
+    """Where ``value`` first stands in ``instruction`` as whole words (``'5'`` is not in "Tab #15"),
+    in any case: click matches texts so, and models re-case what they copy ("Tempus" for "tempus")."""
+    found = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", instruction, re.IGNORECASE)
     return found.start() if found else None
 
 
