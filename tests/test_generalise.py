@@ -53,6 +53,13 @@ def test_the_pattern_finds_the_same_place_in_another_instruction(instruction: st
     assert re.search(pattern(value, instruction), other).group(1) == expected
 
 
+def test_comments_naming_the_copied_answer_go_and_others_stay() -> None:
+    program = ("click('label', 'peh7J')  # click the label with the text 'PEH7J'\n"
+               "click('button', 'Submit')  # then submit")
+    assert lift(program, SELECT, OTHER).splitlines()[2:] == ["click('label', from_task)",
+                                                              "click('button', 'Submit')  # then submit"]
+
+
 def test_a_re_cased_copy_is_read_as_the_instruction_writes_it() -> None:
     """The model wrote "Tempus" for the instruction's "tempus"; click matches either way."""
     instruction, other = 'click on the link "tempus".', 'click on the link "ornare".'

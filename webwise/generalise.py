@@ -12,7 +12,7 @@ page of another seed does not (as whole words, in any case), is replaced by a va
     from_task = re.search(r'Select (.+?) and', task).group(1)
     click('label', from_task)
 
-The rewrite is only a candidate: the harvest keeps it if it solves the check's fresh seeds,
+Comments that name a lifted text go with it. The rewrite is only a candidate: the harvest keeps it if it solves the check's fresh seeds,
 as any other. It never touches literals the other instruction also has (``'Submit'``), nor
 text built at run time (f-strings), so a program that already reads ``task`` is left as is.
 """
@@ -20,7 +20,9 @@ text built at run time (f-strings), so a program that already reads ``task`` is 
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 
 #: The variable names the rewrite introduces, numbered from the second on.
 VARIABLE = "from_task"
@@ -52,7 +54,23 @@ def lift(program: str, instruction: str, other: str) -> str | None:
         lines[node.lineno - 1] = line[:node.col_offset] + names[node.value].encode() + line[node.end_col_offset:]
     reads = [f"{name} = re.search({_raw(pattern(value, instruction))}, task).group(1)"
              for value, name in names.items()]
-    return "\n".join(["import re", *reads, *(line.decode() for line in lines)])
+    body = _without_comments_naming("\n".join(line.decode() for line in lines), list(names))
+    return "\n".join(["import re", *reads, body])
+
+
+def _without_comments_naming(program: str, values: list[str]) -> str:
+    """``program`` without the comments that name a lifted value ("# click the label 'peh7J'"):
+    shown as an example, they would teach copying the very answer the rewrite stopped copying."""
+    lines = program.split("\n")
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(program).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return program
+    for token in reversed(tokens):
+        if token.type == tokenize.COMMENT and any(v.lower() in token.string.lower() for v in values):
+            row, col = token.start
+            lines[row - 1] = lines[row - 1][:col].rstrip()
+    return "\n".join(lines)
 
 
 def pattern(value: str, instruction: str) -> str:
