@@ -236,8 +236,7 @@ def _harvest(args: argparse.Namespace) -> int:
     for r in run.reports:
         why = r.reasons[0] + (f" (+{len(r.reasons) - 1} more)" if len(r.reasons) > 1 else "") if r.reasons else ""
         print(shown(f"{r.task}\t{r.episodes}\t{r.solved}\t{r.candidates}\t{r.kept}\t{r.generalised}\t"
-                    f"{r.duplicates}\t{r.refused}\t"
-                    f"{r.stored}\t{why}"))
+                    f"{r.duplicates}\t{r.refused}\t{r.stored}\t{why}"))
     with_example = sum(r.stored > 0 for r in run.reports)
     refused = sum(r.refused for r in run.reports)
     print(f"{with_example} of {len(run.reports)} tasks have an example; the check refused {refused} candidate(s)",

@@ -5,16 +5,17 @@ A small model solving a task zero-shot often copies the instruction's answer int
 page only, the harvest's check refuses it, and the paper names the same failure of its ACG: a
 kept program that worked once is copied rather than generalised. Here the harvest rewrites such
 a program before giving up on it: each string literal that the instruction holds, and that a
-page of another seed does not (as whole words, in any case), is replaced by a variable that a regular expression reads from
-``task`` by the words around it::
+page of another seed does not (as whole words, in any case), is replaced by a variable that a
+regular expression reads from ``task`` by the words around it::
 
     import re
     from_task = re.search(r'Select (.+?) and', task).group(1)
     click('label', from_task)
 
-Comments that name a lifted text go with it. The rewrite is only a candidate: the harvest keeps it if it solves the check's fresh seeds,
-as any other. It never touches literals the other instruction also has (``'Submit'``), nor
-text built at run time (f-strings), so a program that already reads ``task`` is left as is.
+Comments that name a lifted text go with it. The rewrite is only a candidate: the harvest
+keeps it if it solves the check's fresh seeds, as any other. It never touches literals the
+other instruction also has (``'Submit'``), nor text built at run time (f-strings), so a program
+that already reads ``task`` is left as is.
 """
 
 from __future__ import annotations

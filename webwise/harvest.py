@@ -244,7 +244,7 @@ class Harvest(Pool):
         if not entry["steps"]:
             return "no program", "solved without a program"
         stored = store.twin(episode.task, entry, self.store_dir)
-        if stored is not None and _same_episode(stored["provenance"], entry["provenance"]):
+        if _from_this_episode(stored, entry):
             record["check_seeds"] = stored["provenance"].get("check_seeds", [])
             return "kept", "solved; kept (stored before an interruption)"
         if stored is not None:
@@ -264,14 +264,16 @@ class Harvest(Pool):
         entry["provenance"]["check_seeds"] = result.passed
         outcome = store.add(episode.task, entry, self.store_dir)
         stored = store.twin(episode.task, entry, self.store_dir) if outcome == "duplicate" else None
-        if stored is not None and _same_episode(stored["provenance"], entry["provenance"]):
+        if _from_this_episode(stored, entry):
             outcome = "kept"  # generalised and stored before an interruption, so the twin check above missed it
         return outcome, f"solved; {outcome}" + (" (literals read from the task)" if record["generalised"] else "")
 
 
-def _same_episode(stored: dict[str, Any], candidate: dict[str, Any]) -> bool:
-    """Whether a stored example came from this very episode (same model, method and seed)."""
-    return all(stored.get(name) == candidate[name] for name in ("llm", "method", "seed"))
+def _from_this_episode(stored: dict[str, Any] | None, entry: dict[str, Any]) -> bool:
+    """Whether ``stored``, the store's twin of ``entry`` if any, came from this very episode (same
+    model, method and seed): stored by it before an interruption, not by another episode."""
+    return stored is not None and all(stored["provenance"].get(name) == entry["provenance"][name]
+                                      for name in ("llm", "method", "seed"))
 
 
 def summarize(records: list[dict[str, Any]], keys: set[Key], tasks: Sequence[str],
