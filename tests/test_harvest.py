@@ -112,6 +112,7 @@ def test_a_literal_answer_is_refused_by_the_three_seed_check_and_the_summary_say
     assert "the check refused 1 candidate(s)" in err
     [record] = journal(tmp_path / "three")
     assert record["outcome"] == "refused" and record["check_seeds"] == [100000]
+    assert record["programs"] == ["click('button', 'N' + 'o')"]
     assert not (tmp_path / "three" / "click-button.json").exists()
 
 

@@ -259,6 +259,7 @@ class Harvest(Pool):
         record["check_seeds"] = result.passed
         if result.refusal is not None:
             record["refusal"] = result.refusal
+            record["programs"] = [step["program"] for step in entry["steps"]]  # for people to read; never replayed
             return "refused", f"solved; refused by the check: {result.refusal}"
         record["generalised"] = entry["provenance"].get("generalised", False)
         entry["provenance"]["check_seeds"] = result.passed
