@@ -116,6 +116,23 @@ def test_a_literal_answer_is_refused_by_the_three_seed_check_and_the_summary_say
     assert not (tmp_path / "three" / "click-button.json").exists()
 
 
+def test_a_candidate_whose_program_raises_on_a_check_seed_is_refused_though_the_page_is_solved(
+        tmp_path: Path) -> None:
+    """The first program clicks ONE, then a button no page has: it raises after moving the page on,
+    so the candidate keeps it, and the second program solves every seed. Replayed on a fresh
+    seed the task is solved again, but a call failed there: refused, with that call's error."""
+    llm = replay(tmp_path, {"click-button-sequence": [
+        "```python\nclick('button', 'ONE')\nclick('button', 'THREE')\n```",
+        "```python\nclick('button', 'TWO')\n```"]})
+    [report] = harvest(["click-button-sequence"], seeds=1, check_seeds=1, llm=llm, store_dir=tmp_path / "store",
+                       max_steps=2, progress=QUIET)
+    assert (report.solved, report.candidates, report.kept, report.refused) == (1, 1, 0, 1)
+    assert report.reasons[0].startswith("seed 100000: ActionError: no 'button' element with text 'THREE'")
+    [record] = journal(tmp_path / "store")
+    assert record["programs"] == ["click('button', 'ONE')\nclick('button', 'THREE')", "click('button', 'TWO')"]
+    assert store.count("click-button-sequence", tmp_path / "store") == 0
+
+
 def test_a_literal_copied_from_the_instruction_is_read_from_the_task_and_then_kept(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The same literal as written: refused as it is (seed 100001's button is "ok"), kept once the

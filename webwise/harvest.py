@@ -131,9 +131,9 @@ def entry_from(episode: Episode) -> dict[str, Any]:
 class Check:
     """What replaying a candidate on the check's seeds showed.
 
-    ``passed`` are the seeds solved, up to the first that was not; ``refusal`` says why that
-    one failed (``"seed N: why"``: the first error a program hit there, else ``not solved``
-    with the page's reason) and ``instruction`` is what its page asked, which tells the
+    ``passed`` are the seeds solved, up to the first that was not or where a program raised;
+    ``refusal`` says why that one failed (``"seed N: why"``: the first error a program hit
+    there, else ``not solved`` with the page's reason) and ``instruction`` is what its page asked, which tells the
     literals that vary from seed to seed (see :mod:`webwise.generalise`).
     """
 
@@ -143,14 +143,20 @@ class Check:
 
 
 def check(session: Session, task: str, entry: dict[str, Any], seeds: Sequence[int], settings: Settings) -> Check:
-    """Replay the entry's programs, in order and without the model, on each seed until one fails."""
+    """Replay the entry's programs, in order and without the model, on each seed until one fails.
+
+    A seed passes when the replay solves it with no program raising: a call that fails on a fresh
+    page is one the example would teach, and a task can reward the calls that happened to work
+    anyway (click-tab-2-medium pays for opening the second tab whenever the link is not on the
+    first, so a program clicking one seed's link literally, then the tab, passed three seeds).
+    """
     replies = [f"```python\n{step['program']}\n```" for step in entry["steps"]]
     agent = Agent(ReplayModel({task: replies}, "replay:harvest-check"), session.env, session.sandbox,
                   replace(settings, trials=1, max_steps=len(replies), screenshot_dir=None))
     passed: list[int] = []
     for seed in seeds:
         episode = agent.run(task, seed, "webwise", "none")
-        if not episode.success:
+        if not episode.success or any(step.error for step in episode.trace):
             return Check(passed, f"seed {seed}: {_why(episode)}", episode.utterance)
         passed.append(seed)
     return Check(passed)
