@@ -84,3 +84,36 @@ def test_a_non_ascii_line_is_spliced_at_the_literal() -> None:
 ])
 def test_nothing_to_lift_is_none(program: str) -> None:
     assert lift(program, SELECT, OTHER) is None
+
+
+CHECKBOXES = "Select p7rzlQ8, vbBigoI, Ol and click Submit."
+
+
+def clicks(program: str, task: str) -> list[tuple[str, str]]:
+    """The clicks a lifted program makes on ``task``'s instruction (a test's own rewrite, not model code)."""
+    made: list[tuple[str, str]] = []
+    exec(program, {"task": task, "click": lambda tag, text: made.append((tag, text))})  # noqa: S102
+    return made
+
+
+def test_a_run_of_clicks_on_the_items_of_a_list_becomes_a_loop_that_follows_another_seed_s_list() -> None:
+    program = ("click('label', 'p7rzlQ8')  # the first, p7rzlQ8\nclick('label', 'vbBigoI')\nclick('label', 'Ol')\n"
+               "click('button', 'Submit')")
+    lifted = lift(program, CHECKBOXES, "Select bF and click Submit.")
+    assert lifted == ("import re\nfor item_from_task in re.search(r'Select (.+?) and', task).group(1).split(', '):\n"
+                      "    click('label', item_from_task)\nclick('button', 'Submit')")
+    for other, items in [("Select bF and click Submit.", ["bF"]),
+                         ("Select dy, Fl, Rj4R4sY, ljQsN96, wK and click Submit.", ["dy", "Fl", "Rj4R4sY", "ljQsN96", "wK"])]:
+        assert clicks(lifted, other) == [*(("label", item) for item in items), ("button", "Submit")]
+
+
+@pytest.mark.parametrize(("program", "why"), [
+    ("click('label', 'p7rzlQ8')\nclick('label', 'Ol')\nclick('button', 'Submit')", "not consecutive items"),
+    ("click('label', 'Ol')\nclick('label', 'vbBigoI')\nclick('button', 'Submit')", "out of order"),
+    ("click('label', 'p7rzlQ8')\nclick('span', 'vbBigoI')\nclick('button', 'Submit')", "not alike"),
+    ("click('label', 'p7rzlQ8'); click('label', 'vbBigoI')\nclick('button', 'Submit')", "sharing a line"),
+])
+def test_no_loop_where_the_literals_are_not_a_list_s_items_in_turn(program: str, why: str) -> None:
+    lifted = lift(program, CHECKBOXES, "Select bF and click Submit.")
+    assert lifted is not None and "for " not in lifted, why
+    assert "from_task_2" in lifted  # each literal read on its own instead

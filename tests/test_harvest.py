@@ -133,6 +133,19 @@ def test_a_candidate_whose_program_raises_on_a_check_seed_is_refused_though_the_
     assert store.count("click-button-sequence", tmp_path / "store") == 0
 
 
+def test_a_list_clicked_item_by_item_is_kept_as_a_loop_over_the_task_s_list(tmp_path: Path) -> None:
+    """Seed 10001 asks for two boxes; the check's seeds for other numbers of them, which one
+    variable per item cannot follow."""
+    program = "click('label', 'p7rzlQ8')\nclick('label', 'vbBigoI')\nclick('button', 'Submit')"
+    llm = replay(tmp_path, {"click-checkboxes": [f"```python\n{program}\n```"]})
+    [report] = harvest(["click-checkboxes"], seeds=1, seed_start=10001, llm=llm, store_dir=tmp_path / "store",
+                       progress=QUIET)
+    assert (report.kept, report.generalised) == (1, 1)
+    [entry] = json.loads((tmp_path / "store" / "click-checkboxes.json").read_text())
+    assert "for item_from_task in re.search(r'Select (.+?) and', task).group(1).split(', '):" in \
+        entry["steps"][0]["program"]
+
+
 def test_a_literal_copied_from_the_instruction_is_read_from_the_task_and_then_kept(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The same literal as written: refused as it is (seed 100001's button is "ok"), kept once the

@@ -12,6 +12,12 @@ regular expression reads from ``task`` by the words around it::
     from_task = re.search(r'Select (.+?) and', task).group(1)
     click('label', from_task)
 
+Statements alike but for taking the items of one list of the instruction in turn become a
+loop over that list, which may be longer or shorter on another seed::
+
+    for item_from_task in re.search(r'Select (.+?) and', task).group(1).split(', '):
+        click('label', item_from_task)
+
 Comments that name a lifted text go with it. The rewrite is only a candidate: the harvest
 keeps it if it solves the check's fresh seeds, as any other. It never touches literals the
 other instruction also has (``'Submit'``), nor text built at run time (f-strings), so a program
@@ -27,6 +33,8 @@ import tokenize
 
 #: The variable names the rewrite introduces, numbered from the second on.
 VARIABLE = "from_task"
+#: The loop variable of a list read from the task.
+LIST_VARIABLE = "item_from_task"
 _WORD = re.compile(r"\w")
 _BEFORE = re.compile(r"\w+\W*$")
 _AFTER = re.compile(r"\W*\w+")
@@ -36,14 +44,122 @@ _SPECIAL = re.compile(r"[.^$*+?{}\[\]\\|()]")
 def lift(program: str, instruction: str, other: str) -> str | None:
     """``program`` with the literals that vary between ``instruction`` and ``other`` (the
     instruction of a seed it failed on) read from ``task``; None when there is none to lift
-    or the program does not parse."""
+    or the program does not parse. A run of statements that differ only in taking the items
+    of one of the instruction's lists in turn becomes a loop over that list first
+    (:func:`_lift_list`), then each literal left is lifted on its own."""
+    listed = _lift_list(program, instruction, other)
+    return _lift_literals(listed or program, instruction, other) or listed
+
+
+def _varying(tree: ast.AST, instruction: str, other: str) -> list[ast.Constant]:
+    """The plain string literals that stand in ``instruction`` as whole words and not in ``other``."""
+    return [node for node in _plain_strings(tree)
+            if _WORD.search(node.value) and _place(node.value, instruction) is not None
+            and _place(node.value, other) is None]
+
+
+def _lift_list(program: str, instruction: str, other: str) -> str | None:
+    """The first run of two or more sibling statements alike but for one literal each, whose
+    literals are consecutive items of one list of the instruction (the same separator between
+    each, as ``Select bF, Ol, wK and click``), rewritten as a loop over that list read from
+    ``task``: another seed's list may be longer or shorter, which one variable per item cannot
+    follow. None when the program has no such run or does not parse."""
     try:
         tree = ast.parse(program)
     except SyntaxError:
         return None
-    literals = [node for node in _plain_strings(tree)
-                if _WORD.search(node.value) and _place(node.value, instruction) is not None
-                and _place(node.value, other) is None]
+    varying = {id(node): node for node in _varying(tree, instruction, other)}
+    for block in _blocks(tree):
+        run: list[tuple[ast.stmt, ast.Constant]] = []
+        for statement in [*block, None]:
+            item = _one_item(statement, varying) if statement is not None else None
+            if run and (item is None or _shape(*item) != _shape(*run[0])):
+                values = [literal.value for _, literal in run]
+                span = _list_span(values, instruction)
+                if len(run) >= 2 and span is not None and _own_lines([s for s, _ in run], block):
+                    looped = _as_loop(program, [s for s, _ in run], run[0][1], span, instruction)
+                    return _without_comments_naming(looped, values)
+                run = []
+            if item is not None:
+                run.append(item)
+    return None
+
+
+def _blocks(tree: ast.AST) -> list[list[ast.stmt]]:
+    """Every list of sibling statements: the module's body, and each loop's, branch's, ..."""
+    return [getattr(node, name) for node in ast.walk(tree) for name in ("body", "orelse", "finalbody")
+            if isinstance(getattr(node, name, None), list) and getattr(node, name)
+            and isinstance(getattr(node, name)[0], ast.stmt)]
+
+
+def _one_item(statement: ast.stmt, varying: dict[int, ast.Constant]) -> tuple[ast.stmt, ast.Constant] | None:
+    """``statement`` with its one varying literal, if it is a simple one-literal statement."""
+    if isinstance(statement, (ast.For, ast.While, ast.If, ast.With, ast.Try, ast.FunctionDef)) \
+            or statement.lineno != statement.end_lineno:
+        return None
+    found = [node for node in ast.walk(statement) if id(node) in varying]
+    return (statement, found[0]) if len(found) == 1 else None
+
+
+def _own_lines(statements: list[ast.stmt], block: list[ast.stmt]) -> bool:
+    """Whether each of ``statements`` has a line to itself (none shares one through ``;``)."""
+    lines = [statement.lineno for statement in statements]
+    others = {statement.lineno for statement in block if statement not in statements}
+    return len(set(lines)) == len(lines) and not others & set(range(lines[0], lines[-1] + 1))
+
+
+def _shape(statement: ast.stmt, literal: ast.Constant) -> str:
+    """The statement's structure with its varying literal blanked out."""
+    value, literal.value = literal.value, "\0"
+    try:
+        return ast.dump(statement)
+    finally:
+        literal.value = value
+
+
+def _list_span(values: list[str], instruction: str) -> tuple[str, str] | None:
+    """(the list's text in ``instruction``, its separator) when ``values`` stand there in order,
+    one after another with the same separator (no word in it) between each; else None."""
+    places = [_place(value, instruction) for value in values]
+    if None in places or len(set(places)) != len(places):
+        return None
+    starts = [place for place in places if place is not None]
+    ends = [start + len(value) for start, value in zip(starts, values)]
+    separators = {instruction[end:start] for end, start in zip(ends, starts[1:])}  # '' when out of order
+    if len(separators) != 1:
+        return None
+    [separator] = separators
+    if not separator or _WORD.search(separator):
+        return None
+    return instruction[starts[0]:ends[-1]], separator
+
+
+def _as_loop(program: str, statements: list[ast.stmt], literal: ast.Constant, span: tuple[str, str],
+             instruction: str) -> str:
+    """``program`` with ``statements`` (a run of one-line siblings) replaced by one loop over the list."""
+    text, separator = span
+    lines = program.splitlines()
+    first, last = statements[0].lineno, statements[-1].end_lineno or statements[-1].lineno
+    line = lines[literal.lineno - 1].encode()
+    body = (line[:literal.col_offset] + LIST_VARIABLE.encode() + line[literal.end_col_offset:]).decode()
+    indent = body[:len(body) - len(body.lstrip())]
+    loop = (f"{indent}for {LIST_VARIABLE} in re.search({_raw(pattern(text, instruction))}, task)"
+            f".group(1).split({separator!r}):")
+    return _importing_re([*lines[:first - 1], loop, "    " + body, *lines[last:]])
+
+
+def _importing_re(lines: list[str]) -> str:
+    """The program of ``lines``, ``import re`` first (once)."""
+    return "\n".join(lines if lines[:1] == ["import re"] else ["import re", *lines])
+
+
+def _lift_literals(program: str, instruction: str, other: str) -> str | None:
+    """Each literal that varies read from ``task`` by a variable of its own (see :func:`lift`)."""
+    try:
+        tree = ast.parse(program)
+    except SyntaxError:
+        return None
+    literals = _varying(tree, instruction, other)
     if not literals:
         return None
     names: dict[str, str] = {}
@@ -56,7 +172,8 @@ def lift(program: str, instruction: str, other: str) -> str | None:
     reads = [f"{name} = re.search({_raw(pattern(value, instruction))}, task).group(1)"
              for value, name in names.items()]
     body = _without_comments_naming("\n".join(line.decode() for line in lines), list(names))
-    return "\n".join(["import re", *reads, body])
+    rest = body.split("\n")
+    return "\n".join(["import re", *reads, *(rest[1:] if rest[:1] == ["import re"] else rest)])
 
 
 def _without_comments_naming(program: str, values: list[str]) -> str:
