@@ -102,6 +102,7 @@ def test_a_run_of_clicks_on_the_items_of_a_list_becomes_a_loop_that_follows_anot
     lifted = lift(program, CHECKBOXES, "Select bF and click Submit.")
     assert lifted == ("import re\nfor item_from_task in re.search(r'Select (.+?) and', task).group(1).split(', '):\n"
                       "    click('label', item_from_task)\nclick('button', 'Submit')")
+    assert lift(program, CHECKBOXES, "Select Ol, bF and click Submit.") == lifted  # an item on both lists
     for other, items in [("Select bF and click Submit.", ["bF"]),
                          ("Select dy, Fl, Rj4R4sY, ljQsN96, wK and click Submit.", ["dy", "Fl", "Rj4R4sY", "ljQsN96", "wK"])]:
         assert clicks(lifted, other) == [*(("label", item) for item in items), ("button", "Submit")]

@@ -51,11 +51,12 @@ def lift(program: str, instruction: str, other: str) -> str | None:
     return _lift_literals(listed or program, instruction, other) or listed
 
 
-def _varying(tree: ast.AST, instruction: str, other: str) -> list[ast.Constant]:
-    """The plain string literals that stand in ``instruction`` as whole words and not in ``other``."""
+def _varying(tree: ast.AST, instruction: str, other: str | None) -> list[ast.Constant]:
+    """The plain string literals that stand in ``instruction`` as whole words and not in ``other``
+    (any that stand in ``instruction`` when ``other`` is None)."""
     return [node for node in _plain_strings(tree)
             if _WORD.search(node.value) and _place(node.value, instruction) is not None
-            and _place(node.value, other) is None]
+            and (other is None or _place(node.value, other) is None)]
 
 
 def _lift_list(program: str, instruction: str, other: str) -> str | None:
@@ -63,20 +64,22 @@ def _lift_list(program: str, instruction: str, other: str) -> str | None:
     literals are consecutive items of one list of the instruction (the same separator between
     each, as ``Select bF, Ol, wK and click``), rewritten as a loop over that list read from
     ``task``: another seed's list may be longer or shorter, which one variable per item cannot
-    follow. None when the program has no such run or does not parse."""
+    follow. Some item must be missing from ``other`` (others may be on both lists). None when
+    the program has no such run or does not parse."""
     try:
         tree = ast.parse(program)
     except SyntaxError:
         return None
-    varying = {id(node): node for node in _varying(tree, instruction, other)}
+    quoted = {id(node): node for node in _varying(tree, instruction, None)}
     for block in _blocks(tree):
         run: list[tuple[ast.stmt, ast.Constant]] = []
         for statement in [*block, None]:
-            item = _one_item(statement, varying) if statement is not None else None
+            item = _one_item(statement, quoted) if statement is not None else None
             if run and (item is None or _shape(*item) != _shape(*run[0])):
                 values = [literal.value for _, literal in run]
                 span = _list_span(values, instruction)
-                if len(run) >= 2 and span is not None and _own_lines([s for s, _ in run], block):
+                if (len(run) >= 2 and span is not None and _own_lines([s for s, _ in run], block)
+                        and any(_place(value, other) is None for value in values)):
                     looped = _as_loop(program, [s for s, _ in run], run[0][1], span, instruction)
                     return _without_comments_naming(looped, values)
                 run = []
@@ -92,12 +95,12 @@ def _blocks(tree: ast.AST) -> list[list[ast.stmt]]:
             and isinstance(getattr(node, name)[0], ast.stmt)]
 
 
-def _one_item(statement: ast.stmt, varying: dict[int, ast.Constant]) -> tuple[ast.stmt, ast.Constant] | None:
-    """``statement`` with its one varying literal, if it is a simple one-literal statement."""
+def _one_item(statement: ast.stmt, quoted: dict[int, ast.Constant]) -> tuple[ast.stmt, ast.Constant] | None:
+    """``statement`` with its one literal of the instruction, if it is a one-line statement with one."""
     if isinstance(statement, (ast.For, ast.While, ast.If, ast.With, ast.Try, ast.FunctionDef)) \
             or statement.lineno != statement.end_lineno:
         return None
-    found = [node for node in ast.walk(statement) if id(node) in varying]
+    found = [node for node in ast.walk(statement) if id(node) in quoted]
     return (statement, found[0]) if len(found) == 1 else None
 
 
@@ -109,7 +112,7 @@ def _own_lines(statements: list[ast.stmt], block: list[ast.stmt]) -> bool:
 
 
 def _shape(statement: ast.stmt, literal: ast.Constant) -> str:
-    """The statement's structure with its varying literal blanked out."""
+    """The statement's structure with its literal of the instruction blanked out."""
     value, literal.value = literal.value, "\0"
     try:
         return ast.dump(statement)
