@@ -121,14 +121,17 @@ def _shape(statement: ast.stmt, literal: ast.Constant) -> str:
 
 
 def _list_span(values: list[str], instruction: str) -> tuple[str, str] | None:
-    """(the list's text in ``instruction``, its separator) when ``values`` stand there in order,
-    one after another with the same separator (no word in it) between each; else None."""
+    """(the list's text in ``instruction``, its separator) when ``values``, in any order (a model
+    may take them in the page's), stand there one after another with the same separator (no
+    word in it) between each; else None. The loop then goes in the instruction's order, which
+    the check tries like any rewrite."""
     places = [_place(value, instruction) for value in values]
     if None in places or len(set(places)) != len(places):
         return None
-    starts = [place for place in places if place is not None]
-    ends = [start + len(value) for start, value in zip(starts, values)]
-    separators = {instruction[end:start] for end, start in zip(ends, starts[1:])}  # '' when out of order
+    ordered = sorted((place, value) for place, value in zip(places, values) if place is not None)
+    starts = [place for place, _ in ordered]
+    ends = [start + len(value) for start, value in ordered]
+    separators = {instruction[end:start] for end, start in zip(ends, starts[1:])}
     if len(separators) != 1:
         return None
     [separator] = separators
