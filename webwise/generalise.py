@@ -51,12 +51,12 @@ def lift(program: str, instruction: str, other: str) -> str | None:
     return _lift_literals(listed or program, instruction, other) or listed
 
 
-def _varying(tree: ast.AST, instruction: str, other: str | None) -> list[ast.Constant]:
-    """The plain string literals that stand in ``instruction`` as whole words and not in ``other``
-    (any that stand in ``instruction`` when ``other`` is None)."""
+def _from_instruction(tree: ast.AST, instruction: str, not_in: str | None = None) -> list[ast.Constant]:
+    """The plain string literals that stand in ``instruction`` as whole words (and, when
+    ``not_in`` is given, not in that other instruction: the ones that vary)."""
     return [node for node in _plain_strings(tree)
             if _WORD.search(node.value) and _place(node.value, instruction) is not None
-            and (other is None or _place(node.value, other) is None)]
+            and (not_in is None or _place(node.value, not_in) is None)]
 
 
 def _lift_list(program: str, instruction: str, other: str) -> str | None:
@@ -70,12 +70,14 @@ def _lift_list(program: str, instruction: str, other: str) -> str | None:
         tree = ast.parse(program)
     except SyntaxError:
         return None
-    quoted = {id(node): node for node in _varying(tree, instruction, None)}
+    quoted = {id(node): node for node in _from_instruction(tree, instruction)}
     for block in _blocks(tree):
         run: list[tuple[ast.stmt, ast.Constant]] = []
+        shape = ""
         for statement in [*block, None]:
             item = _one_item(statement, quoted) if statement is not None else None
-            if run and (item is None or _shape(*item) != _shape(*run[0])):
+            item_shape = _shape(*item) if item is not None else ""
+            if run and item_shape != shape:
                 values = [literal.value for _, literal in run]
                 span = _list_span(values, instruction)
                 if (len(run) >= 2 and span is not None and _own_lines([s for s, _ in run], block)
@@ -85,6 +87,7 @@ def _lift_list(program: str, instruction: str, other: str) -> str | None:
                 run = []
             if item is not None:
                 run.append(item)
+                shape = item_shape
     return None
 
 
@@ -145,18 +148,18 @@ def _as_loop(program: str, statements: list[ast.stmt], literal: ast.Constant, sp
     """``program`` with ``statements`` (a run of one-line siblings) replaced by one loop over the list."""
     text, separator = span
     lines = program.splitlines()
-    first, last = statements[0].lineno, statements[-1].end_lineno or statements[-1].lineno
+    first, last = statements[0].lineno, statements[-1].lineno
     line = lines[literal.lineno - 1].encode()
     body = (line[:literal.col_offset] + LIST_VARIABLE.encode() + line[literal.end_col_offset:]).decode()
     indent = body[:len(body) - len(body.lstrip())]
     loop = (f"{indent}for {LIST_VARIABLE} in re.search({_raw(pattern(text, instruction))}, task)"
             f".group(1).split({separator!r}):")
-    return _importing_re([*lines[:first - 1], loop, "    " + body, *lines[last:]])
+    return _importing_re([], [*lines[:first - 1], loop, "    " + body, *lines[last:]])
 
 
-def _importing_re(lines: list[str]) -> str:
-    """The program of ``lines``, ``import re`` first (once)."""
-    return "\n".join(lines if lines[:1] == ["import re"] else ["import re", *lines])
+def _importing_re(reads: list[str], lines: list[str]) -> str:
+    """The program: ``import re`` (once, first), the ``reads`` of the task, then ``lines``."""
+    return "\n".join(["import re", *reads, *(lines[1:] if lines[:1] == ["import re"] else lines)])
 
 
 def _lift_literals(program: str, instruction: str, other: str) -> str | None:
@@ -165,7 +168,7 @@ def _lift_literals(program: str, instruction: str, other: str) -> str | None:
         tree = ast.parse(program)
     except SyntaxError:
         return None
-    literals = _varying(tree, instruction, other)
+    literals = _from_instruction(tree, instruction, not_in=other)
     if not literals:
         return None
     names: dict[str, str] = {}
@@ -178,8 +181,7 @@ def _lift_literals(program: str, instruction: str, other: str) -> str | None:
     reads = [f"{name} = re.search({_raw(pattern(value, instruction))}, task).group(1)"
              for value, name in names.items()]
     body = _without_comments_naming("\n".join(line.decode() for line in lines), list(names))
-    rest = body.split("\n")
-    return "\n".join(["import re", *reads, *(rest[1:] if rest[:1] == ["import re"] else rest)])
+    return _importing_re(reads, body.split("\n"))
 
 
 def _without_comments_naming(program: str, values: list[str]) -> str:

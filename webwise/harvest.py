@@ -133,8 +133,8 @@ class Check:
 
     ``passed`` are the seeds solved, up to the first that was not or where a program raised;
     ``refusal`` says why that one failed (``"seed N: why"``: the first error a program hit
-    there, else ``not solved`` with the page's reason) and ``instruction`` is what its page asked, which tells the
-    literals that vary from seed to seed (see :mod:`webwise.generalise`).
+    there, else ``not solved`` with the page's reason) and ``instruction`` is what its page
+    asked, which tells the literals that vary from seed to seed (see :mod:`webwise.generalise`).
     """
 
     passed: list[int]
