@@ -119,3 +119,26 @@ def test_no_loop_where_the_literals_are_not_a_list_s_items_in_turn(program: str,
     lifted = lift(program, CHECKBOXES, "Select bF and click Submit.")
     assert lifted is not None and "for " not in lifted, why
     assert "from_task_2" in lifted  # each literal read on its own instead
+
+
+def test_an_element_named_after_the_instruction_s_ordinal_is_built_from_the_number_read_from_the_task() -> None:
+    """'tt3' for "the 3rd input": the suffix changes with the number, so only the word before anchors it."""
+    lifted = lift("click('input_text', 'tt3')", "Focus into the 3rd input textbox.",
+                  "Focus into the 1st input textbox.")
+    assert lifted == "import re\nfrom_task = re.search(r'the (\\d+)', task).group(1)\nclick('input_text', 'tt' + from_task)"
+    assert run(lifted, "Focus into the 2nd input textbox.") == {"from_task": "2"}
+
+
+def test_a_number_the_other_instruction_states_alike_or_not_at_all_is_left() -> None:
+    assert lift("click('input_text', 'tt3')", "Focus into the 3rd input.", "Focus into the 3rd input.") is None
+    assert lift("click('input_text', 'tt3')", "Focus into the 3rd input.", "Focus into the last input.") is None
+    assert lift("click('input_text', 'tt3')", "Focus into the input.", "Focus into the 1st input.") is None  # not stated
+    assert lift("click('input_text', 'a1b2')", "Use the 1st and 2nd.", "Use the 3rd and 4th.") is None  # two numbers
+
+
+def test_a_whole_literal_and_a_numbered_one_get_a_variable_each() -> None:
+    lifted = lift("click('label', 'peh7J')\nclick('input_radio', 'r2')  # the 2nd radio",
+                  "Select peh7J and the 2nd radio.", "Select Yfewp1 and the 4th radio.")
+    assert lifted is not None
+    assert lifted.splitlines()[3:] == ["click('label', from_task)", "click('input_radio', 'r' + from_task_2)"]
+    assert run(lifted, "Select Yfewp1 and the 4th radio.") == {"from_task": "Yfewp1", "from_task_2": "4"}

@@ -164,6 +164,18 @@ def test_a_literal_copied_from_the_instruction_is_read_from_the_task_and_then_ke
     assert record["outcome"] == "kept" and record["generalised"] is True and record["refusal"] is None
 
 
+def test_an_input_named_after_the_instruction_s_ordinal_is_kept_built_from_the_task_s_number(
+        tmp_path: Path) -> None:
+    """Seed 10000 asks for the 3rd input and the program clicks 'tt3'; the check's seeds ask for the
+    1st and the 2nd."""
+    llm = replay(tmp_path, {"focus-text-2": ["```python\nclick('input_text', 'tt3')\n```"]})
+    [report] = harvest(["focus-text-2"], seeds=1, llm=llm, store_dir=tmp_path / "store", progress=QUIET)
+    assert (report.kept, report.generalised) == (1, 1)
+    [entry] = json.loads((tmp_path / "store" / "focus-text-2.json").read_text())
+    assert entry["instruction"] == "Focus into the 3rd input textbox."
+    assert entry["steps"][0]["program"].endswith("click('input_text', 'tt' + from_task)")
+
+
 def test_an_episode_solved_at_trial_2_contributes_trial_2s_programs(tmp_path: Path) -> None:
     """Trial 1 clicks a wrong button (cleanly); the review names nothing; trial 2 reads the task."""
     wrong_button = ("```python\nimport re\nwanted = re.search(r'\"(.*)\"', task).group(1)\n"

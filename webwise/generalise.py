@@ -18,6 +18,13 @@ loop over that list, which may be longer or shorter on another seed::
     for item_from_task in re.search(r'Select (.+?) and', task).group(1).split(', '):
         click('label', item_from_task)
 
+A literal built around a number the instruction states (an id after its ordinal: 'tt3' for
+"Focus into the 3rd input") is built from that number read from ``task``, anchored on the
+word before it only, since the suffix changes with the number::
+
+    from_task = re.search(r'the (\d+)', task).group(1)
+    click('input_text', 'tt' + from_task)
+
 Comments that name a lifted text go with it. The rewrite is only a candidate: the harvest
 keeps it if it solves the check's fresh seeds, as any other. It never touches literals the
 other instruction also has (``'Submit'``), nor text built at run time (f-strings), so a program
@@ -39,6 +46,7 @@ _WORD = re.compile(r"\w")
 _BEFORE = re.compile(r"\w+\W*$")
 _AFTER = re.compile(r"\W*\w+")
 _SPECIAL = re.compile(r"[.^$*+?{}\[\]\\|()]")
+_DIGITS = re.compile(r"\d+")
 
 
 def lift(program: str, instruction: str, other: str) -> str | None:
@@ -163,25 +171,64 @@ def _importing_re(reads: list[str], lines: list[str]) -> str:
 
 
 def _lift_literals(program: str, instruction: str, other: str) -> str | None:
-    """Each literal that varies read from ``task`` by a variable of its own (see :func:`lift`)."""
+    """Each literal that varies read from ``task`` by a variable of its own (see :func:`lift`),
+    and each literal built around a number the instruction states (:func:`_numbered`) built
+    from that number read from ``task``."""
     try:
         tree = ast.parse(program)
     except SyntaxError:
         return None
     literals = _from_instruction(tree, instruction, not_in=other)
-    if not literals:
+    lifted = {id(node) for node in literals}
+    numbered = [(node, *found) for node in _plain_strings(tree) if id(node) not in lifted
+                for found in [_numbered(node.value, instruction, other)] if found is not None]
+    if not literals and not numbered:
         return None
-    names: dict[str, str] = {}
+    names: dict[str, str] = {}  # the pattern that reads a value -> its variable
+    edits: list[tuple[ast.Constant, str]] = []
     for node in literals:
-        names.setdefault(node.value, VARIABLE if not names else f"{VARIABLE}_{len(names) + 1}")
+        edits.append((node, _name(names, _raw(pattern(node.value, instruction)))))
+    for node, number_pattern, start, end in numbered:
+        name = _name(names, _raw(number_pattern))
+        parts = [repr(part) for part in (node.value[:start],) if part] + [name] \
+            + [repr(part) for part in (node.value[end:],) if part]
+        edits.append((node, " + ".join(parts)))
     lines = [line.encode() for line in program.splitlines()]  # ast's columns count UTF-8 bytes
-    for node in sorted(literals, key=lambda n: (n.lineno, n.col_offset), reverse=True):
+    for node, text in sorted(edits, key=lambda edit: (edit[0].lineno, edit[0].col_offset), reverse=True):
         line = lines[node.lineno - 1]
-        lines[node.lineno - 1] = line[:node.col_offset] + names[node.value].encode() + line[node.end_col_offset:]
-    reads = [f"{name} = re.search({_raw(pattern(value, instruction))}, task).group(1)"
-             for value, name in names.items()]
-    body = _without_comments_naming("\n".join(line.decode() for line in lines), list(names))
+        lines[node.lineno - 1] = line[:node.col_offset] + text.encode() + line[node.end_col_offset:]
+    reads = [f"{name} = re.search({read}, task).group(1)" for read, name in names.items()]
+    values = [node.value for node in literals] + [node.value[start:end] for node, _, start, end in numbered]
+    body = _without_comments_naming("\n".join(line.decode() for line in lines), values)
     return _importing_re(reads, body.split("\n"))
+
+
+def _name(names: dict[str, str], read: str) -> str:
+    """The variable that ``read`` (a pattern) fills: the one it already has, else the next free one."""
+    return names.setdefault(read, VARIABLE if not names else f"{VARIABLE}_{len(names) + 1}")
+
+
+def _numbered(value: str, instruction: str, other: str) -> tuple[str, int, int] | None:
+    """(a pattern reading the number, its start and end in ``value``) when ``value`` holds one
+    number that the instruction states, as a word of its own or with a suffix ('3' of "the 3rd
+    input", in 'tt3' or '3'), and the same place of ``other`` states another number: the
+    element a model named by id after the instruction's ordinal. The pattern is anchored on the
+    word before only, since the suffix changes with the number (1st, 2nd, 3rd)."""
+    numbers = list(_DIGITS.finditer(value))
+    if len(numbers) != 1:
+        return None
+    number = numbers[0]
+    stated = re.search(rf"(?<!\w){number.group(0)}(?!\d)", instruction)
+    if stated is None:
+        return None
+    left = _BEFORE.search(instruction[:stated.start()])
+    if left is None:
+        return None
+    read = f"{_escape(left.group(0))}(\\d+)"
+    there = re.search(read, other)
+    if there is None or there.group(1) == number.group(0):
+        return None
+    return read, number.start(), number.end()
 
 
 def _without_comments_naming(program: str, values: list[str]) -> str:
