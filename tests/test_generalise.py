@@ -142,3 +142,29 @@ def test_a_whole_literal_and_a_numbered_one_get_a_variable_each() -> None:
     assert lifted is not None
     assert lifted.splitlines()[3:] == ["click('label', from_task)", "click('input_radio', 'r' + from_task_2)"]
     assert run(lifted, "Select Yfewp1 and the 4th radio.") == {"from_task": "Yfewp1", "from_task_2": "4"}
+
+
+TABLE = [{"tag": "td", "text": "Colour"}, {"tag": "td", "text": "teal"},
+         {"tag": "td", "text": "Size"}, {"tag": "td", "text": "large"}, {"tag": "input_text", "text": ""}]
+
+
+def test_a_value_typed_from_beside_the_instruction_s_key_is_read_from_the_page_there() -> None:
+    lifted = lift("click('input_text', 'tt')\nenter_text('teal')  # the teal one", "Type the Colour here.",
+                  "Type the Size here.", TABLE)
+    assert lifted == ("import re\nfrom_task = re.search(r'the (.+?) here', task).group(1)\n"
+                      "texts_on_page = [element['text'] for element in observation]\n"
+                      "click('input_text', 'tt')\nenter_text(texts_on_page[texts_on_page.index(from_task) + 1])")
+    names = {"task": "Type the Size here.", "observation": TABLE}
+    exec(lifted.replace("click(", "(").replace("enter_text(", "typed = ("), names)  # noqa: S102 -- the test's own
+    assert names["typed"] == "large"
+
+
+@pytest.mark.parametrize(("program", "instruction", "other"), [
+    ("enter_text('teal')", "Type the Colour here.", "Type the Colour there."),   # the key does not vary
+    ("enter_text('teal')", "Type teal, the Colour.", "Type the Size."),          # the value is the instruction's
+    ("enter_text('Colour')", "Type the thing.", "Type the other."),              # nothing before it is asked for
+])
+def test_a_page_text_is_left_unless_it_stands_beside_a_key_that_varies(program: str, instruction: str,
+                                                                       other: str) -> None:
+    lifted = lift(program, instruction, other, TABLE)
+    assert lifted is None or "texts_on_page" not in lifted

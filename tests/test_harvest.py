@@ -176,6 +176,18 @@ def test_an_input_named_after_the_instruction_s_ordinal_is_kept_built_from_the_t
     assert entry["steps"][0]["program"].endswith("click('input_text', 'tt' + from_task)")
 
 
+def test_a_value_typed_from_the_cell_beside_the_instruction_s_key_is_kept_read_from_the_page(
+        tmp_path: Path) -> None:
+    """Seed 10000 asks for the value of Color; the program typed the cell after 'Color'. The check's
+    seeds ask for other rows, which the rewrite finds beside the key it reads from the task."""
+    program = "click('input_text', 'tt')\nenter_text('maroon')\nclick('button', 'Submit')"
+    llm = replay(tmp_path, {"read-table": [f"```python\n{program}\n```"]})
+    [report] = harvest(["read-table"], seeds=1, llm=llm, store_dir=tmp_path / "store", progress=QUIET)
+    assert (report.kept, report.generalised) == (1, 1)
+    [entry] = json.loads((tmp_path / "store" / "read-table.json").read_text())
+    assert "enter_text(texts_on_page[texts_on_page.index(from_task) + 1])" in entry["steps"][0]["program"]
+
+
 def test_an_episode_solved_at_trial_2_contributes_trial_2s_programs(tmp_path: Path) -> None:
     """Trial 1 clicks a wrong button (cleanly); the review names nothing; trial 2 reads the task."""
     wrong_button = ("```python\nimport re\nwanted = re.search(r'\"(.*)\"', task).group(1)\n"

@@ -25,6 +25,14 @@ word before it only, since the suffix changes with the number::
     from_task = re.search(r'the (\d+)', task).group(1)
     click('input_text', 'tt' + from_task)
 
+A literal that is not the instruction's but the text of the page just after one of its texts
+that varies (a table's cell after its label, for "Enter the value of Color") is read from the
+page beside that key, whose texts are taken once, before any action changes the page::
+
+    from_task = re.search(r'of (.+?) into', task).group(1)
+    texts_on_page = [element['text'] for element in observation]
+    enter_text(texts_on_page[texts_on_page.index(from_task) + 1])
+
 Comments that name a lifted text go with it. The rewrite is only a candidate: the harvest
 keeps it if it solves the check's fresh seeds, as any other. It never touches literals the
 other instruction also has (``'Submit'``), nor text built at run time (f-strings), so a program
@@ -37,11 +45,16 @@ import ast
 import io
 import re
 import tokenize
+from typing import Sequence
+
+from webwise.dom import Element
 
 #: The variable names the rewrite introduces, numbered from the second on.
 VARIABLE = "from_task"
 #: The loop variable of a list read from the task.
 LIST_VARIABLE = "item_from_task"
+#: The page's texts in document order, read once before any action changes the page.
+PAGE_TEXTS = "texts_on_page"
 _WORD = re.compile(r"\w")
 _BEFORE = re.compile(r"\w+\W*$")
 _AFTER = re.compile(r"\W*\w+")
@@ -49,14 +62,15 @@ _SPECIAL = re.compile(r"[.^$*+?{}\[\]\\|()]")
 _DIGITS = re.compile(r"\d+")
 
 
-def lift(program: str, instruction: str, other: str) -> str | None:
+def lift(program: str, instruction: str, other: str, page: Sequence[Element] = ()) -> str | None:
     """``program`` with the literals that vary between ``instruction`` and ``other`` (the
-    instruction of a seed it failed on) read from ``task``; None when there is none to lift
-    or the program does not parse. A run of statements that differ only in taking the items
-    of one of the instruction's lists in turn becomes a loop over that list first
+    instruction of a seed it failed on) read from ``task``, or from ``page`` (the page the
+    program saw) beside a text read from ``task``; None when there is none to lift or the
+    program does not parse. A run of statements that differ only in taking the items of one
+    of the instruction's lists in turn becomes a loop over that list first
     (:func:`_lift_list`), then each literal left is lifted on its own."""
     listed = _lift_list(program, instruction, other)
-    return _lift_literals(listed or program, instruction, other) or listed
+    return _lift_literals(listed or program, instruction, other, page) or listed
 
 
 def _from_instruction(tree: ast.AST, instruction: str, not_in: str | None = None) -> list[ast.Constant]:
@@ -170,19 +184,23 @@ def _importing_re(reads: list[str], lines: list[str]) -> str:
     return "\n".join(["import re", *reads, *(lines[1:] if lines[:1] == ["import re"] else lines)])
 
 
-def _lift_literals(program: str, instruction: str, other: str) -> str | None:
+def _lift_literals(program: str, instruction: str, other: str, page: Sequence[Element] = ()) -> str | None:
     """Each literal that varies read from ``task`` by a variable of its own (see :func:`lift`),
-    and each literal built around a number the instruction states (:func:`_numbered`) built
-    from that number read from ``task``."""
+    each literal built around a number the instruction states (:func:`_numbered`) built from
+    that number read from ``task``, and each text of ``page`` that stands right after a text
+    read from ``task`` (:func:`_beside`) read from the page there."""
     try:
         tree = ast.parse(program)
     except SyntaxError:
         return None
     literals = _from_instruction(tree, instruction, not_in=other)
-    lifted = {id(node) for node in literals}
-    numbered = [(node, *found) for node in _plain_strings(tree) if id(node) not in lifted
+    taken = {id(node) for node in literals}
+    numbered = [(node, *found) for node in _plain_strings(tree) if id(node) not in taken
                 for found in [_numbered(node.value, instruction, other)] if found is not None]
-    if not literals and not numbered:
+    taken |= {id(node) for node, *_ in numbered}
+    beside = [(node, key) for node in _plain_strings(tree) if id(node) not in taken
+              for key in [_beside(node.value, page, instruction, other)] if key is not None]
+    if not literals and not numbered and not beside:
         return None
     names: dict[str, str] = {}  # the pattern that reads a value -> its variable
     edits: list[tuple[ast.Constant, str]] = []
@@ -193,14 +211,34 @@ def _lift_literals(program: str, instruction: str, other: str) -> str | None:
         parts = [repr(part) for part in (node.value[:start],) if part] + [name] \
             + [repr(part) for part in (node.value[end:],) if part]
         edits.append((node, " + ".join(parts)))
+    for node, key in beside:
+        name = _name(names, _raw(pattern(key, instruction)))
+        edits.append((node, f"{PAGE_TEXTS}[{PAGE_TEXTS}.index({name}) + 1]"))
     lines = [line.encode() for line in program.splitlines()]  # ast's columns count UTF-8 bytes
     for node, text in sorted(edits, key=lambda edit: (edit[0].lineno, edit[0].col_offset), reverse=True):
         line = lines[node.lineno - 1]
         lines[node.lineno - 1] = line[:node.col_offset] + text.encode() + line[node.end_col_offset:]
     reads = [f"{name} = re.search({read}, task).group(1)" for read, name in names.items()]
-    values = [node.value for node in literals] + [node.value[start:end] for node, _, start, end in numbered]
+    if beside:
+        reads.append(f"{PAGE_TEXTS} = [element['text'] for element in observation]")
+    values = ([node.value for node in literals] + [node.value[start:end] for node, _, start, end in numbered]
+              + [node.value for node, _ in beside])
     body = _without_comments_naming("\n".join(line.decode() for line in lines), values)
     return _importing_re(reads, body.split("\n"))
+
+
+def _beside(value: str, page: Sequence[Element], instruction: str, other: str) -> str | None:
+    """The text just before ``value`` on ``page`` (in document order) when that text stands in the
+    instruction, not in ``other``, and ``value`` does not: the answer looked up beside the
+    instruction's key, as a table's cell after its label ("Enter the value of Color" typed
+    'maroon', the cell after 'Color'). None otherwise."""
+    texts = [element.get("text", "") for element in page]
+    if not _WORD.search(value) or value not in texts[1:] or _place(value, instruction) is not None:
+        return None
+    key = texts[texts.index(value, 1) - 1]
+    if not _WORD.search(key) or _place(key, instruction) is None or _place(key, other) is not None:
+        return None
+    return key
 
 
 def _name(names: dict[str, str], read: str) -> str:

@@ -164,9 +164,10 @@ def check(session: Session, task: str, entry: dict[str, Any], seeds: Sequence[in
 
 def generalised(entry: dict[str, Any], other: str) -> dict[str, Any] | None:
     """The entry with each program's literals that ``other`` (another seed's instruction) does not
-    hold read from ``task`` instead (:func:`webwise.generalise.lift`); None when nothing changed."""
-    steps = [{**step, "program": lift(step["program"], entry["instruction"], other) or step["program"]}
-             for step in entry["steps"]]
+    hold read from ``task``, or from the page beside a text read from it, instead
+    (:func:`webwise.generalise.lift`); None when nothing changed."""
+    steps = [{**step, "program": lift(step["program"], entry["instruction"], other, step["observation"])
+              or step["program"]} for step in entry["steps"]]
     if steps == entry["steps"]:
         return None
     return {**entry, "steps": steps, "provenance": {**entry["provenance"], "generalised": True}}
