@@ -17,6 +17,7 @@ import pytest
 from webwise import store
 from webwise.bench import read_results, record_key
 from webwise.cli import main
+from webwise.errors import ConfigError
 from webwise.harvest import HARVEST_SEED_START, JOURNAL, check_seeds, harvest
 
 WEBWISE = str(Path(sys.executable).parent / "webwise")
@@ -59,8 +60,9 @@ def test_successes_kept_failures_and_duplicates_refused(tmp_path: Path) -> None:
     assert entry["steps"][0]["program"].endswith("click('button', re.search(r'\"(.*)\"', task).group(1))")
     assert any(e["tag"] == "button" for e in entry["steps"][0]["observation"])
     assert entry["instruction"].startswith("Click on the")
-    assert set(entry["provenance"]) == {"llm", "method", "seed", "trial", "reward", "seconds", "harvested_at", "code",
-                                        "check_seeds"}
+    assert set(entry["provenance"]) == {"llm", "method", "examples", "shown", "seed", "trial", "reward", "seconds",
+                                        "harvested_at", "code", "check_seeds"}
+    assert (entry["provenance"]["examples"], entry["provenance"]["shown"]) == ("none", [])
     assert entry["provenance"]["check_seeds"] == check_seeds(3) == [100000, 100001, 100002]
     assert (entry["provenance"]["seed"], entry["provenance"]["trial"]) == (HARVEST_SEED_START, 0)
     assert not (tmp_path / "store" / "click-link.json").exists()
@@ -144,6 +146,21 @@ def test_a_list_clicked_item_by_item_is_kept_as_a_loop_over_the_task_s_list(tmp_
     [entry] = json.loads((tmp_path / "store" / "click-checkboxes.json").read_text())
     assert "for item_from_task in re.search(r'Select (.+?) and', task).group(1).split(', '):" in \
         entry["steps"][0]["program"]
+
+
+def test_auto_near_shows_a_task_without_examples_a_relative_s_and_its_example_says_whose(tmp_path: Path) -> None:
+    store_dir = tmp_path / "store"
+    llm = readers(tmp_path)
+    harvest(["click-button"], seeds=1, llm=llm, store_dir=store_dir, progress=QUIET)
+    [report] = harvest(["click-link"], seeds=1, llm=llm, store_dir=store_dir, examples="auto-near", progress=QUIET)
+    assert report.kept == 1
+    [entry] = json.loads((store_dir / "click-link.json").read_text())
+    assert entry["provenance"]["examples"] == "auto-near"
+    assert [shown["task"] for shown in entry["provenance"]["shown"]] == ["click-button"]
+    assert [r["examples"] for r in journal(store_dir)] == ["none", "auto-near"]
+
+    with pytest.raises(ConfigError, match="a harvest shows examples none or auto-near, not 'auto'"):
+        harvest(["click-link"], seeds=1, llm=llm, store_dir=store_dir, examples="auto", progress=QUIET)
 
 
 def test_a_literal_copied_from_the_instruction_is_read_from_the_task_and_then_kept(

@@ -18,7 +18,7 @@ from webwise.agent import EXAMPLE_MODES, Settings, check_method, load_examples
 from webwise.environment import MAX_SEED, BrowserDied
 from webwise.episode import Episode
 from webwise.errors import ConfigError, WebwiseError
-from webwise.harvest import HARVEST_SEED_START
+from webwise.harvest import HARVEST_EXAMPLES, HARVEST_SEED_START
 from webwise.llm import SPECS
 from webwise.prompts import METHODS
 from webwise.tasks import PAPER48, PAPER_GROUPS, all_tasks, catalog, check_task, parse_task_list, suite_group
@@ -140,6 +140,9 @@ def build_parser() -> argparse.ArgumentParser:
     harvest.add_argument("--store", type=directory, default=None, help="example store to write (default: the checkout's incontext/auto; needed when installed)")
     harvest.add_argument("--method", default="webwise", choices=METHODS,
                          help="method of the episodes (default webwise)")
+    harvest.add_argument("--examples", default="none", choices=HARVEST_EXAMPLES,
+                         help="none (zero-shot, default) or auto-near: while a task has no example of its own, "
+                              "show the store's nearest example of another task")
     harvest.add_argument("--max-steps", type=positive_int, default=5, help="programs per trial (webwise method)")
     harvest.add_argument("--workers", type=positive_int, default=1,
                          help="parallel browsers (default 1); with local they share one model, one call at a time")
@@ -228,7 +231,7 @@ def _harvest(args: argparse.Namespace) -> int:
     from webwise.harvest import Harvest, HarvestConfig
 
     run = Harvest(HarvestConfig(tasks=parse_task_list(args.tasks), seeds=_seeds(args), llm=args.llm,
-                                store_dir=args.store, method=args.method, trials=args.trials,
+                                store_dir=args.store, method=args.method, examples=args.examples, trials=args.trials,
                                 check_seeds=args.check_seeds, max_steps=args.max_steps, guards=args.guards,
                                 workers=args.workers, remote_url=args.remote, page_host=args.page_host))
     status = run.run()

@@ -1,13 +1,15 @@
 """Auto-Context Generation: zero-shot episodes whose successful programs become examples.
 
-An episode runs a task with no examples, over up to ``trials`` attempts with the structured
-reflection between them (as ``solve --trials``). A solved episode's candidate is the attempt
-that solved it: its programs in order (replayed steps included, as the programs they were)
-with the page each program saw. The candidate is kept only if its programs, replayed without
-the model, solve :func:`check_seeds` too, fresh seeds of the task no harvest runs: a program
-that only worked on one page is no example. When the check refuses a candidate, the literals
-it copied from the instruction are read from ``task`` instead (:mod:`webwise.generalise`) and
-the rewrite is checked in its place. At most :data:`webwise.store.MAX_PER_TASK` per task, no duplicates.
+An episode runs a task with no examples (or, with ``examples="auto-near"``, the store's
+nearest example of another task while the task has none of its own), over up to ``trials``
+attempts with the structured reflection between them (as ``solve --trials``). A solved
+episode's candidate is the attempt that solved it: its programs in order (replayed steps
+included, as the programs they were) with the page each program saw. The candidate is kept
+only if its programs, replayed without the model, solve :func:`check_seeds` too, fresh seeds
+of the task no harvest runs: a program that only worked on one page is no example. When the
+check refuses a candidate, the literals it copied from the instruction are read from ``task``
+instead (:mod:`webwise.generalise`) and the rewrite is checked in its place. At most
+:data:`webwise.store.MAX_PER_TASK` per task, no duplicates.
 
 Episodes run over the bench's :class:`~webwise.bench.Pool` (workers, shared model, progress,
 interrupts, the Grid). ``STORE/harvest.jsonl`` is the journal: one line per finished episode
@@ -47,6 +49,9 @@ HARVEST_SEED_START = 10_000
 CHECK_SEEDS = 3
 #: The journal of finished episodes, in the store directory.
 JOURNAL = "harvest.jsonl"
+#: What a harvest episode's prompt may show: nothing (the paper's ACG), or the store's nearest
+#: example of another task while the task has none of its own (what a solved relative taught).
+HARVEST_EXAMPLES: tuple[str, ...] = ("none", "auto-near")
 
 
 def check_seeds(count: int) -> list[int]:
@@ -85,6 +90,7 @@ class HarvestConfig:
     llm: str = "local"
     store_dir: Path | None = None
     method: str = "webwise"
+    examples: str = "none"
     trials: int = 1
     check_seeds: int = CHECK_SEEDS
     max_steps: int = 5
@@ -96,7 +102,9 @@ class HarvestConfig:
 
     def jobs(self) -> list[Job]:
         """Task by task, seed by seed; every problem is a :class:`ConfigError` before anything starts."""
-        check_method(self.method, "none")
+        check_method(self.method, self.examples)
+        if self.examples not in HARVEST_EXAMPLES:
+            raise ConfigError(f"a harvest shows examples {' or '.join(HARVEST_EXAMPLES)}, not {self.examples!r}")
         for task in self.tasks:
             check_task(task)
         if self.check_seeds < 1:
@@ -104,7 +112,7 @@ class HarvestConfig:
         if self.seeds and max(self.seeds) >= CHECK_SEED_OFFSET:
             raise ConfigError(f"harvest seeds must be below {CHECK_SEED_OFFSET}, where the check's fresh seeds start; "
                               f"got {max(self.seeds)}")
-        return [Job(task, seed, self.method, "none") for task in self.tasks for seed in self.seeds]
+        return [Job(task, seed, self.method, self.examples) for task in self.tasks for seed in self.seeds]
 
 
 def entry_from(episode: Episode) -> dict[str, Any]:
@@ -120,7 +128,8 @@ def entry_from(episode: Episode) -> dict[str, Any]:
     return {
         "instruction": episode.utterance,
         "steps": steps,
-        "provenance": {"llm": episode.llm, "method": episode.method, "seed": episode.seed, "trial": won,
+        "provenance": {"llm": episode.llm, "method": episode.method, "examples": episode.examples,
+                       "shown": episode.examples_shown, "seed": episode.seed, "trial": won,
                        "reward": episode.raw_reward, "seconds": episode.seconds,
                        "harvested_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
                        "code": code_version()},
@@ -279,9 +288,12 @@ class Harvest(Pool):
 
 def _from_this_episode(stored: dict[str, Any] | None, entry: dict[str, Any]) -> bool:
     """Whether ``stored``, the store's twin of ``entry`` if any, came from this very episode (same
-    model, method and seed): stored by it before an interruption, not by another episode."""
-    return stored is not None and all(stored["provenance"].get(name) == entry["provenance"][name]
-                                      for name in ("llm", "method", "seed"))
+    model, method, examples and seed): stored by it before an interruption, not by another episode."""
+    if stored is None:
+        return False
+    before, now = stored["provenance"], entry["provenance"]
+    return (all(before.get(name) == now[name] for name in ("llm", "method", "seed"))
+            and before.get("examples", "none") == now["examples"])
 
 
 def summarize(records: list[dict[str, Any]], keys: set[Key], tasks: Sequence[str],
@@ -314,7 +326,8 @@ def summarize(records: list[dict[str, Any]], keys: set[Key], tasks: Sequence[str
 
 def harvest(tasks: list[str], *, seeds: int = 10, seed_start: int = HARVEST_SEED_START, trials: int = 1,
             check_seeds: int = CHECK_SEEDS, llm: str = "local", store_dir: Path | None = None,
-            method: str = "webwise", max_steps: int = 5, guards: bool = True, workers: int = 1,
+            method: str = "webwise", examples: str = "none", max_steps: int = 5, guards: bool = True,
+            workers: int = 1,
             remote_url: str | None = None, page_host: str = "127.0.0.1",
             progress: TextIO | None = None) -> list[TaskHarvest]:
     """Harvest ``seeds`` episodes per task from ``seed_start`` into ``store_dir``; the summary per task.
@@ -323,7 +336,8 @@ def harvest(tasks: list[str], *, seeds: int = 10, seed_start: int = HARVEST_SEED
     Raises :class:`Interrupted` after Ctrl-C or SIGTERM, with what was kept on disk.
     """
     run = Harvest(HarvestConfig(tasks=tasks, seeds=range(seed_start, seed_start + seeds), llm=llm,
-                                store_dir=store_dir, method=method, trials=trials, check_seeds=check_seeds,
+                                store_dir=store_dir, method=method, examples=examples, trials=trials,
+                                check_seeds=check_seeds,
                                 max_steps=max_steps, guards=guards, workers=workers, remote_url=remote_url,
                                 page_host=page_host, progress=progress))
     if run.run() == 130:
