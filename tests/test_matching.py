@@ -1,4 +1,4 @@
-"""The click rules of program API v1 and our four after them, on elements built by hand (no browser)."""
+"""The click rules of program API v1 and our five after them, on elements built by hand (no browser)."""
 
 from __future__ import annotations
 
@@ -173,3 +173,26 @@ def test_naming_call_finds_the_element_by_id_or_by_ref() -> None:
     assert naming_call(FORM, by_ref[9]) == "click('input_text', '[9]')"
     assert find_target(FORM, "input_text", "[9]")["ref"] == 9
     assert naming_call(FORM, by_ref[14]) == "click('button', 'Submit')"
+
+
+DIALOG = flatten({"ref": 1, "tag": "BODY", "children": [
+    {"ref": 2, "tag": "SPAN", "text": "Box", "children": []},
+    {"ref": 3, "tag": "BUTTON", "text": "Close", "classes": "ui-dialog-titlebar-close", "children": []},
+    {"ref": 4, "tag": "BUTTON", "text": "OK", "children": []},
+]})
+
+
+@pytest.mark.parametrize("cross", ["x", "X", "\u00d7", "\u2715"])
+def test_a_cross_names_the_close_button_an_icon_shows_as_one(cross: str) -> None:
+    assert find_target(DIALOG, "button", cross)["ref"] == 3
+
+
+def test_a_cross_is_only_a_last_resort_and_not_any_x() -> None:
+    with_x = flatten({"ref": 1, "tag": "BODY", "children": [
+        {"ref": 2, "tag": "BUTTON", "text": "Close", "children": []},
+        {"ref": 3, "tag": "BUTTON", "text": "x", "children": []}]})
+    assert find_target(with_x, "button", "x")["ref"] == 3  # a button that says x is the x
+    with pytest.raises(NoMatch):
+        find_target(DIALOG, "button", "xx")
+    with pytest.raises(NoMatch):
+        find_target(DIALOG[:1], "button", "x")  # no close control: still an error

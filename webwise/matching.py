@@ -1,10 +1,10 @@
-"""Which element ``click(tag, text)`` means: the five rules of program API v1, then four more.
+"""Which element ``click(tag, text)`` means: the five rules of program API v1, then five more.
 
 Pure functions over flattened elements (see :func:`webwise.dom.flatten`), so the rules
 are testable without a browser. The first rule that matches wins; within a rule, the
 first element in document order.
 
-The last two are ours and only run when the contract's five found nothing. They cover
+The sixth and seventh are ours and only run when the contract's five found nothing. They cover
 the embedded 0.5B's two commonest misses at k=0 (101 and 74 of its 216 unmatched clicks
 on the paper's 48 tasks). Sixth: models copy the rest of the element's summary line into
 ``text`` (``click('button', 'subbtn .secondary-action')``, ``click('input_text', 'tt
@@ -16,7 +16,11 @@ punctuation around a text and name a link ``a`` whatever the page made it of
 (``click('a', 'euismod')`` for ``span "euismod."``, which lost the 1.5B click-tab-2 s1 at
 every trial); a text equal to an element's apart from case and that punctuation names it.
 Ninth: a text ending in an ellipsis is the start of one (the summary cuts long texts with
-``...``, and models shorten them so too: ``click('div', 'Imperdiet. Cursus..')``).
+``...``, and models shorten them so too: ``click('div', 'Imperdiet. Cursus..')``). Tenth: a
+cross (``x``, ``×``, ``✕``) names the element whose text is "Close": an icon-only close button
+shows people a cross and says Close only to screen readers and the summary, so an
+instruction or a person asks for "the x" (jQuery UI dialogs: 'labeled "x"', ``button
+"Close"``).
 """
 
 from __future__ import annotations
@@ -127,7 +131,8 @@ def find_target(elements: Sequence[Element], tag: str, text: str) -> Element:
             matches = [element for element in elements if description.fits(element)]
             if matches:
                 return next((e for e in matches if tag_matches(e, kind)), matches[0])
-        loose = _only_field(elements, kind.lower()) or _loosely_named(elements, kind, text)
+        loose = (_only_field(elements, kind.lower()) or _loosely_named(elements, kind, text)
+                 or _closed_by(elements, kind, text))
         if loose is not None:
             return loose
     raise NoMatch(f"no {tag!r} element with text {text!r}; closest: {closest(elements, tag, text)}")
@@ -157,6 +162,18 @@ def _loosely_named(elements: Sequence[Element], tag: str, text: str) -> Element 
     if not matches:
         return None
     return next((element for element in matches if tag_matches(element, tag)), _innermost(matches, elements))
+
+
+#: The glyphs a close control shows: x, X, multiplication sign, crosses.
+_CROSSES = frozenset({"x", "X", "\u00d7", "\u2715", "\u2716", "\u2717", "\u2718"})
+
+
+def _closed_by(elements: Sequence[Element], tag: str, text: str) -> Element | None:
+    """The tenth rule: for a cross, the first element whose text is "Close" (one of ``tag`` first)."""
+    if text not in _CROSSES:
+        return None
+    matches = [element for element in elements if element["deep_text"].strip().lower() == "close"]
+    return next((element for element in matches if tag_matches(element, tag)), matches[0] if matches else None)
 
 
 def _only_field(elements: Sequence[Element], tag: str) -> Element | None:
