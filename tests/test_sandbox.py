@@ -287,8 +287,9 @@ def _break_replies(patch: pytest.MonkeyPatch, breaker: Breaker) -> None:
 @pytest.mark.parametrize("reply", BROKEN_REPLIES)
 def test_unreadable_reply_ends_the_child_at_once(reply: str):
     """A reply the child cannot read must end it like ``stop``: raised into the program, the
-    error would be swallowed by ``except BaseException`` and the child would run on to a limit."""
-    limits = Limits(wall_seconds=3, cpu_seconds=3, memory_mb=64)
+    error would be swallowed by ``except BaseException`` and the child would run on to a limit
+    (the CPU's: the wall limit is long, so sending 64 MB on a busy machine never reaches it)."""
+    limits = Limits(wall_seconds=30, cpu_seconds=3, memory_mb=64)
     calls: list[str] = []
 
     def handler(name: str, args: list, kwargs: dict) -> ActionReply:
