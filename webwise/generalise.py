@@ -194,12 +194,13 @@ def _lift_literals(program: str, instruction: str, other: str, page: Sequence[El
     except SyntaxError:
         return None
     literals = _from_instruction(tree, instruction, not_in=other)
+    strings, texts = _plain_strings(tree), [element.get("text", "") for element in page]
     taken = {id(node) for node in literals}
-    numbered = [(node, *found) for node in _plain_strings(tree) if id(node) not in taken
+    numbered = [(node, *found) for node in strings if id(node) not in taken
                 for found in [_numbered(node.value, instruction, other)] if found is not None]
     taken |= {id(node) for node, *_ in numbered}
-    beside = [(node, key) for node in _plain_strings(tree) if id(node) not in taken
-              for key in [_beside(node.value, page, instruction, other)] if key is not None]
+    beside = [(node, key) for node in strings if id(node) not in taken
+              for key in [_beside(node.value, texts, instruction, other)] if key is not None]
     if not literals and not numbered and not beside:
         return None
     names: dict[str, str] = {}  # the pattern that reads a value -> its variable
@@ -227,12 +228,11 @@ def _lift_literals(program: str, instruction: str, other: str, page: Sequence[El
     return _importing_re(reads, body.split("\n"))
 
 
-def _beside(value: str, page: Sequence[Element], instruction: str, other: str) -> str | None:
-    """The text just before ``value`` on ``page`` (in document order) when that text stands in the
-    instruction, not in ``other``, and ``value`` does not: the answer looked up beside the
-    instruction's key, as a table's cell after its label ("Enter the value of Color" typed
-    'maroon', the cell after 'Color'). None otherwise."""
-    texts = [element.get("text", "") for element in page]
+def _beside(value: str, texts: Sequence[str], instruction: str, other: str) -> str | None:
+    """The text just before ``value`` among a page's ``texts`` (in document order) when that text
+    stands in the instruction, not in ``other``, and ``value`` does not: the answer looked up
+    beside the instruction's key, as a table's cell after its label ("Enter the value of Color"
+    typed 'maroon', the cell after 'Color'). None otherwise."""
     if not _WORD.search(value) or value not in texts[1:] or _place(value, instruction) is not None:
         return None
     key = texts[texts.index(value, 1) - 1]
