@@ -168,3 +168,29 @@ def test_a_page_text_is_left_unless_it_stands_beside_a_key_that_varies(program: 
                                                                        other: str) -> None:
     lifted = lift(program, instruction, other, TABLE)
     assert lifted is None or "texts_on_page" not in lifted
+
+
+def typed(program: str, task: str) -> list[str]:
+    """The texts a lifted program types on ``task``'s instruction (a test's own rewrite, not model code)."""
+    made: list[str] = []
+    exec(program, {"task": task, "enter_text": made.append})  # noqa: S102
+    return made
+
+
+def test_a_copy_typed_in_the_case_the_instruction_names_follows_the_case_another_seed_names() -> None:
+    """Typing is checked letter for letter: "Qrs" in upper case is 'QRS', and the next seed may ask for lower."""
+    lifted = lift("enter_text('QRS')", 'Write "Qrs" in upper case, then submit.',
+                  'Write "kLm2" in lower case, then submit.')
+    assert lifted is not None
+    assert typed(lifted, 'Write "kLm2" in lower case, then submit.') == ["klm2"]
+    assert typed(lifted, 'Write "aB" in Upper-case, then submit.') == ["AB"]
+    same_text = lift("enter_text('QRS')", 'Write "Qrs" in upper case, then submit.',
+                     'Write "qrs" in lower case, then submit.')  # the text is on both; the case asked is not
+    assert same_text is not None and typed(same_text, 'Write "qrs" in lower case, then submit.') == ["qrs"]
+    assert lift("enter_text('QRS')", 'Write "Qrs" in upper case.', 'Write "qrs" in upper case.') is None
+
+
+def test_a_copy_re_cased_where_the_instruction_names_no_case_keeps_the_model_s_case() -> None:
+    assert typed(lift("enter_text('AB7')", 'Enter "ab7" here.', 'Enter "x" here.'), 'Enter "cd" here.') == ["CD"]
+    assert typed(lift("enter_text('ab7')", 'Enter "aB7" here.', 'Enter "x" here.'), 'Enter "Cd" here.') == ["cd"]
+    assert typed(lift("enter_text('Ab7')", 'Enter "aB7" here.', 'Enter "x" here.'), 'Enter "Cd" here.') == ["Cd"]

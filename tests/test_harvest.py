@@ -205,6 +205,41 @@ def test_a_value_typed_from_the_cell_beside_the_instruction_s_key_is_kept_read_f
     assert "enter_text(texts_on_page[texts_on_page.index(from_task) + 1])" in entry["steps"][0]["program"]
 
 
+def test_a_refused_candidate_is_kept_when_rechecked_with_a_rewrite_added_since(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Seed 10000 asks for "SERGIO" in lower case and the program types 'sergio'; check seed 100000
+    asks for upper case. Harvested as by code without any rewrite, the candidate is refused;
+    `harvest --recheck` runs no episode and keeps it once the current rewrite reads both the
+    text and its case from the task."""
+    import webwise.harvest
+
+    program = "click('input_text', 'tt')\nenter_text('sergio')\nclick('button', 'Submit')"
+    llm = replay(tmp_path, {"enter-text-2": [f"```python\n{program}\n```"]})
+    store_dir = tmp_path / "store"
+    with monkeypatch.context() as older:
+        older.setattr(webwise.harvest, "generalised", lambda entry, other: None)
+        [report] = harvest(["enter-text-2"], seeds=1, llm=llm, store_dir=store_dir, progress=QUIET)
+    assert (report.refused, report.stored) == (1, 0)
+    [refused] = journal(store_dir)
+    assert refused["candidate"]["steps"][0]["program"] == program
+    assert any(element["tag"] == "input_text" for element in refused["candidate"]["steps"][0]["observation"])
+
+    assert main(["harvest", "--tasks", "enter-text-2,click-button", "--recheck", "--store", str(store_dir)]) == 0
+    out, err = capsys.readouterr()
+    assert "recheck: 1 refused candidates to check again" in err
+    assert out.splitlines()[1].split("\t")[:9] == ["enter-text-2", "1", "1", "1", "1", "1", "0", "0", "1"]
+    [entry] = json.loads((store_dir / "enter-text-2.json").read_text())
+    assert "enter_text((from_task.upper() if re.search(" in entry["steps"][0]["program"]
+    assert entry["provenance"]["check_seeds"] == check_seeds(3) and entry["provenance"]["seed"] == 10000
+    first, again = journal(store_dir)
+    assert record_key(again) == record_key(first)
+    assert again["outcome"] == "kept" and again["rechecked_with"] and "candidate" not in again
+
+    assert main(["harvest", "--tasks", "enter-text-2", "--recheck", "--store", str(store_dir)]) == 0
+    assert "recheck: 0 refused candidates to check again" in capsys.readouterr().err
+    assert len(journal(store_dir)) == 2
+
+
 def test_an_episode_solved_at_trial_2_contributes_trial_2s_programs(tmp_path: Path) -> None:
     """Trial 1 clicks a wrong button (cleanly); the review names nothing; trial 2 reads the task."""
     wrong_button = ("```python\nimport re\nwanted = re.search(r'\"(.*)\"', task).group(1)\n"

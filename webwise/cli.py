@@ -150,6 +150,9 @@ def build_parser() -> argparse.ArgumentParser:
     harvest.add_argument("--page-host", default="127.0.0.1",
                          help="address to serve task pages on; must be reachable from the Grid's nodes "
                               "(default 127.0.0.1)")
+    harvest.add_argument("--recheck", action="store_true",
+                         help="run no episodes: check the journal's refused candidates of --tasks again with the "
+                              "current rewrites, without the model, and keep those that pass")
     add_guards(harvest)
 
     add_store(commands)
@@ -228,9 +231,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _harvest(args: argparse.Namespace) -> int:
-    from webwise.harvest import Harvest, HarvestConfig
+    from webwise.harvest import Harvest, HarvestConfig, Recheck
 
-    run = Harvest(HarvestConfig(tasks=parse_task_list(args.tasks), seeds=_seeds(args), llm=args.llm,
+    run = (Recheck if args.recheck else Harvest)(HarvestConfig(tasks=parse_task_list(args.tasks), seeds=_seeds(args), llm=args.llm,
                                 store_dir=args.store, method=args.method, examples=args.examples, trials=args.trials,
                                 check_seeds=args.check_seeds, max_steps=args.max_steps, guards=args.guards,
                                 workers=args.workers, remote_url=args.remote, page_host=args.page_host))

@@ -33,6 +33,12 @@ page beside that key, whose texts are taken once, before any action changes the 
     texts_on_page = [element['text'] for element in observation]
     enter_text(texts_on_page[texts_on_page.index(from_task) + 1])
 
+A copy the model typed all in upper or all in lower case keeps that case (typed text is
+checked letter for letter); when the instruction names the case ("in all upper case letters"),
+the case is read from ``task`` too, since another seed may ask for the other::
+
+    enter_text(from_task.upper() if re.search(r'(?i)\bupper[ -]?case', task) else from_task.lower())
+
 Comments that name a lifted text go with it. The rewrite is only a candidate: the harvest
 keeps it if it solves the check's fresh seeds, as any other. It never touches literals the
 other instruction also has (``'Submit'``), nor text built at run time (f-strings), so a program
@@ -60,6 +66,9 @@ _BEFORE = re.compile(r"\w+\W*$")
 _AFTER = re.compile(r"\W*\w+")
 _SPECIAL = re.compile(r"[.^$*+?{}\[\]\\|()]")
 _DIGITS = re.compile(r"\d+")
+#: An instruction naming the case to type in ("in all upper case letters").
+_NAMED_CASE = re.compile(r"(?i)\b(upper|lower)[ -]?case")
+_UPPER_CASE = re.compile(r"(?i)\bupper[ -]?case")
 
 
 def lift(program: str, instruction: str, other: str, page: Sequence[Element] = ()) -> str | None:
@@ -78,7 +87,8 @@ def _from_instruction(tree: ast.AST, instruction: str, not_in: str | None = None
     ``not_in`` is given, not in that other instruction: the ones that vary)."""
     return [node for node in _plain_strings(tree)
             if _WORD.search(node.value) and _place(node.value, instruction) is not None
-            and (not_in is None or _place(node.value, not_in) is None)]
+            and (not_in is None or _place(node.value, not_in) is None
+                 or _case(node.value, instruction) is not None and _named_case(instruction) != _named_case(not_in))]
 
 
 def _lift_list(program: str, instruction: str, other: str) -> str | None:
@@ -206,7 +216,7 @@ def _lift_literals(program: str, instruction: str, other: str, page: Sequence[El
     names: dict[str, str] = {}  # the pattern that reads a value -> its variable
     edits: list[tuple[ast.Constant, str]] = []
     for node in literals:
-        edits.append((node, _name(names, _raw(pattern(node.value, instruction)))))
+        edits.append((node, _recased(node.value, _name(names, _raw(pattern(node.value, instruction))), instruction)))
     for node, number_pattern, start, end in numbered:
         name = _name(names, _raw(number_pattern))
         parts = [repr(part) for part in (node.value[:start],) if part] + [name] \
@@ -226,6 +236,34 @@ def _lift_literals(program: str, instruction: str, other: str, page: Sequence[El
               + [node.value for node, _ in beside])
     body = _without_comments_naming("\n".join(line.decode() for line in lines), values)
     return _importing_re(reads, body.split("\n"))
+
+
+def _recased(value: str, name: str, instruction: str) -> str:
+    """The expression that types ``value`` from ``name`` (its text read from the instruction): the
+    name itself, or the text in the case the model re-cased it to when that is all upper or all
+    lower case, which the page may check (click ignores case; typing does not). When the
+    instruction names the case ("in all upper case letters"), the case is read from the task as
+    well, since another seed may ask for the other one."""
+    case = _case(value, instruction)
+    if case is None:
+        return name
+    if _named_case(instruction):
+        return f"({name}.upper() if re.search({_raw(_UPPER_CASE.pattern)}, task) else {name}.lower())"
+    return f"{name}.{case}()"
+
+
+def _case(value: str, instruction: str) -> str | None:
+    """'upper' or 'lower' when ``value`` is its text in the instruction re-cased all so; else None."""
+    start = _place(value, instruction)
+    written = instruction[start:start + len(value)] if start is not None else value
+    return next((case for case in ("upper", "lower") if value != written and value == getattr(written, case)()),
+                None)
+
+
+def _named_case(instruction: str) -> str | None:
+    """The case the instruction asks to type in ('upper' or 'lower'), if it names one."""
+    found = _NAMED_CASE.search(instruction)
+    return found.group(1).lower() if found else None
 
 
 def _beside(value: str, texts: Sequence[str], instruction: str, other: str) -> str | None:

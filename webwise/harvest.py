@@ -34,7 +34,7 @@ from webwise.bench import EXIT_FAULTS, Job, Key, Pool, read_results, record_key
 from webwise.episode import Episode
 from webwise.errors import ConfigError, Interrupted
 from webwise.generalise import lift
-from webwise.llm import make_llm
+from webwise.llm import ChatModel, make_llm
 from webwise.llm.replay import ReplayModel
 from webwise.provenance import code_version
 from webwise.session import Session
@@ -248,42 +248,96 @@ class Harvest(Pool):
         else:
             episode = session.run(job.task, job.seed, job.method, job.examples)
             record.update(success=episode.success, error=episode.error, infra_error=episode.infra_error)
-            outcome, verdict = self._candidate(session, episode, record) if episode.success else ("not solved",
-                                                                                                  "not solved")
+            outcome, verdict = (self._candidate(session, job.task, entry_from(episode), record) if episode.success
+                                else ("not solved", "not solved"))
         record.update(outcome=outcome, verdict=verdict, seconds=round(time.monotonic() - started, 3))
         return record
 
-    def _candidate(self, session: Session, episode: Episode, record: dict[str, Any]) -> tuple[str, str]:
-        """What became of a solved episode's candidate: (outcome, the progress line's verdict)."""
-        entry = entry_from(episode)
+    def _candidate(self, session: Session, task: str, entry: dict[str, Any],
+                   record: dict[str, Any]) -> tuple[str, str]:
+        """What became of a solved episode's candidate ``entry``: (outcome, the progress line's
+        verdict). A refused one goes into ``record`` as it was, before any rewrite, so that
+        :class:`Recheck` can try later rewrites on it without the model."""
+        candidate = entry
         record["trial"] = entry["provenance"]["trial"]
         if not entry["steps"]:
             return "no program", "solved without a program"
-        stored = store.twin(episode.task, entry, self.store_dir)
+        stored = store.twin(task, entry, self.store_dir)
         if _from_this_episode(stored, entry):
             record["check_seeds"] = stored["provenance"].get("check_seeds", [])
             return "kept", "solved; kept (stored before an interruption)"
         if stored is not None:
             return "duplicate", "solved; duplicate"
         seeds = check_seeds(self.config.check_seeds)
-        result = check(session, episode.task, entry, seeds, self.settings)
+        result = check(session, task, entry, seeds, self.settings)
         lifted = generalised(entry, result.instruction) if result.refusal is not None else None
         if lifted is not None:
-            again = check(session, episode.task, lifted, seeds, self.settings)
+            again = check(session, task, lifted, seeds, self.settings)
             if again.refusal is None or len(again.passed) > len(result.passed):
                 entry, result = lifted, again
         record["check_seeds"] = result.passed
         if result.refusal is not None:
             record["refusal"] = result.refusal
             record["programs"] = [step["program"] for step in entry["steps"]]  # for people to read; never replayed
+            record["candidate"] = candidate
             return "refused", f"solved; refused by the check: {result.refusal}"
         record["generalised"] = entry["provenance"].get("generalised", False)
         entry["provenance"]["check_seeds"] = result.passed
-        outcome = store.add(episode.task, entry, self.store_dir)
-        stored = store.twin(episode.task, entry, self.store_dir) if outcome == "duplicate" else None
+        outcome = store.add(task, entry, self.store_dir)
+        stored = store.twin(task, entry, self.store_dir) if outcome == "duplicate" else None
         if _from_this_episode(stored, entry):
             outcome = "kept"  # generalised and stored before an interruption, so the twin check above missed it
         return outcome, f"solved; {outcome}" + (" (literals read from the task)" if record["generalised"] else "")
+
+
+class Recheck(Harvest):
+    """The journal's refused candidates of ``config.tasks`` checked again, without the model.
+
+    A rewrite added after a harvest (:mod:`webwise.generalise`) can turn a candidate the check
+    refused into one it keeps; the refused record holds the candidate as the episode made it,
+    so trying that costs a replay in the browser, not the model's time. Each recheck appends
+    the episode's record again with the new outcome (``rechecked_with`` the code's version): the journal's last
+    record of an episode is its outcome. Records from before candidates were recorded cannot
+    be rechecked; the count is reported.
+    """
+
+    def __init__(self, config: HarvestConfig) -> None:
+        super().__init__(config)
+        self.label = "recheck"
+        self.queued: dict[int, dict[str, Any]] = {}  # id of a job -> the refused record it checks again
+
+    def run(self) -> int:
+        """0 when every refused candidate was checked again; 130 after Ctrl-C or SIGTERM."""
+        self.config.jobs()  # the same checks of the tasks and settings as a harvest's
+        journal = self.store_dir / JOURNAL
+        latest = {record_key(r): r for r in read_results(journal, repair=True) if r["task"] in self.config.tasks}
+        refused = [r for r in latest.values() if r.get("outcome") == "refused"]
+        todo = [r for r in refused if "candidate" in r]
+        jobs = [Job(record["task"], record["seed"], record["method"], record["examples"]) for record in todo]
+        self.queued = {id(job): record for job, record in zip(jobs, todo)}
+        print(f"recheck: {len(todo)} refused candidates to check again in {journal}"
+              + (f"; {len(refused) - len(todo)} refused before candidates were recorded" if len(todo) < len(refused)
+                 else ""), file=self.stream)
+        interrupted = bool(jobs) and self.work(jobs, journal, len(jobs), ReplayModel({}, "replay:recheck"))
+        if self.error is not None:
+            raise self.error
+        self.reports = summarize(read_results(journal), set(latest), self.config.tasks, self.store_dir)
+        return 130 if interrupted else 0
+
+    def models(self, first: ChatModel, count: int) -> list[ChatModel]:
+        """The check replays the candidates' own programs: no worker calls a model."""
+        return [first] * count
+
+    def perform(self, session: Session, job: Job) -> dict[str, Any]:
+        """The episode's record again, with what the check now makes of its candidate."""
+        started = time.monotonic()
+        before = self.queued[id(job)]
+        record = {name: value for name, value in before.items()
+                  if name not in ("candidate", "programs", "refusal", "generalised", "outcome", "verdict")}
+        record.update(rechecked_with=code_version(), refusal=None, check_seeds=[])
+        outcome, verdict = self._candidate(session, job.task, before["candidate"], record)
+        record.update(outcome=outcome, verdict=verdict, seconds=round(time.monotonic() - started, 3))
+        return record
 
 
 def _from_this_episode(stored: dict[str, Any] | None, entry: dict[str, Any]) -> bool:
@@ -342,4 +396,15 @@ def harvest(tasks: list[str], *, seeds: int = 10, seed_start: int = HARVEST_SEED
                                 page_host=page_host, progress=progress))
     if run.run() == 130:
         raise Interrupted("harvest interrupted; running it again runs the rest")
+    return run.reports
+
+
+def recheck(tasks: list[str], *, check_seeds: int = CHECK_SEEDS, store_dir: Path | None = None, workers: int = 1,
+            guards: bool = True, progress: TextIO | None = None) -> list[TaskHarvest]:
+    """Check the refused candidates of ``tasks`` in ``store_dir``'s journal again, without the
+    model (see :class:`Recheck`); the summary per task. Raises :class:`Interrupted` after Ctrl-C."""
+    run = Recheck(HarvestConfig(tasks=tasks, seeds=(), store_dir=store_dir, check_seeds=check_seeds,
+                                guards=guards, workers=workers, progress=progress))
+    if run.run() == 130:
+        raise Interrupted("recheck interrupted; running it again checks the rest")
     return run.reports
