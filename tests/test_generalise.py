@@ -89,10 +89,13 @@ def test_nothing_to_lift_is_none(program: str) -> None:
 CHECKBOXES = "Select p7rzlQ8, vbBigoI, Ol and click Submit."
 
 
-def clicks(program: str, task: str) -> list[tuple[str, str]]:
-    """The clicks a lifted program makes on ``task``'s instruction (a test's own rewrite, not model code)."""
+def clicks(program: str, task: str, page: list[str]) -> list[tuple[str, str]]:
+    """The clicks a lifted program makes on ``task``'s instruction and a page of the texts ``page``
+    (a test's own rewrite, not model code)."""
     made: list[tuple[str, str]] = []
-    exec(program, {"task": task, "click": lambda tag, text: made.append((tag, text))})  # noqa: S102
+    observation = [{"tag": "label", "text": text} for text in page]
+    exec(program, {"task": task, "observation": observation,  # noqa: S102
+                   "click": lambda tag, text: made.append((tag, text))})
     return made
 
 
@@ -100,14 +103,18 @@ def test_a_run_of_clicks_on_the_items_of_a_list_becomes_a_loop_that_follows_anot
     program = ("click('label', 'p7rzlQ8')  # the first, p7rzlQ8\nclick('label', 'vbBigoI')\nclick('label', 'Ol')\n"
                "click('button', 'Submit')")
     lifted = lift(program, CHECKBOXES, "Select bF and click Submit.")
-    assert lifted == ("import re\nfor item_from_task in re.search(r'Select (.+?) and', task).group(1).split(', '):\n"
-                      "    click('label', item_from_task)\nclick('button', 'Submit')")
+    assert lifted == ("import re\ntexts_on_page = [element['text'] for element in observation]\n"
+                      "for item_from_task in re.search(r'Select (.+?) and', task).group(1).split(', '):\n"
+                      "    if item_from_task in texts_on_page:\n        click('label', item_from_task)\n"
+                      "click('button', 'Submit')")
     assert lift(program, CHECKBOXES, "Select Ol, bF and click Submit.") == lifted  # an item on both lists
     in_page_order = "click('label', 'Ol')\nclick('label', 'p7rzlQ8')\nclick('label', 'vbBigoI')\nclick('button', 'Submit')"
     assert lift(in_page_order, CHECKBOXES, "Select bF and click Submit.") == lifted  # the loop goes in the task's order
     for other, items in [("Select bF and click Submit.", ["bF"]),
                          ("Select dy, Fl, Rj4R4sY, ljQsN96, wK and click Submit.", ["dy", "Fl", "Rj4R4sY", "ljQsN96", "wK"])]:
-        assert clicks(lifted, other) == [*(("label", item) for item in items), ("button", "Submit")]
+        assert clicks(lifted, other, [*items, "zz"]) == [*(("label", item) for item in items), ("button", "Submit")]
+    # "Select nothing": a list item the page does not show is no box to click
+    assert clicks(lifted, "Select nothing and click Submit.", ["bF", "Ol"]) == [("button", "Submit")]
 
 
 @pytest.mark.parametrize(("program", "why"), [

@@ -148,6 +148,16 @@ def test_a_list_clicked_item_by_item_is_kept_as_a_loop_over_the_task_s_list(tmp_
         entry["steps"][0]["program"]
 
 
+def test_a_loop_over_the_task_s_list_is_kept_where_another_seed_lists_nothing(tmp_path: Path) -> None:
+    """click-checkboxes-transfer's check seeds 100000-100002 say "Select nothing and click Submit.":
+    the loop clicks only the items the page shows, so there it clicks no box."""
+    program = "click('label', 'cbVkV')\nclick('label', 'AwMOyB')\nclick('button', 'Submit')"
+    llm = replay(tmp_path, {"click-checkboxes-transfer": [f"```python\n{program}\n```"]})
+    [report] = harvest(["click-checkboxes-transfer"], seeds=1, seed_start=10003, llm=llm,
+                       store_dir=tmp_path / "store", progress=QUIET)
+    assert (report.kept, report.generalised) == (1, 1)
+
+
 def test_auto_near_shows_a_task_without_examples_a_relative_s_and_its_example_says_whose(tmp_path: Path) -> None:
     store_dir = tmp_path / "store"
     llm = readers(tmp_path)

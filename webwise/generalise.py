@@ -13,10 +13,13 @@ regular expression reads from ``task`` by the words around it::
     click('label', from_task)
 
 Statements alike but for taking the items of one list of the instruction in turn become a
-loop over that list, which may be longer or shorter on another seed::
+loop over that list, which may be longer or shorter on another seed, acting on the items the
+page shows (another seed's list may be "nothing", which is no item to click)::
 
+    texts_on_page = [element['text'] for element in observation]
     for item_from_task in re.search(r'Select (.+?) and', task).group(1).split(', '):
-        click('label', item_from_task)
+        if item_from_task in texts_on_page:
+            click('label', item_from_task)
 
 A literal built around a number the instruction states (an id after its ordinal: 'tt3' for
 "Focus into the 3rd input") is built from that number read from ``task``, anchored on the
@@ -66,6 +69,7 @@ _BEFORE = re.compile(r"\w+\W*$")
 _AFTER = re.compile(r"\W*\w+")
 _SPECIAL = re.compile(r"[.^$*+?{}\[\]\\|()]")
 _DIGITS = re.compile(r"\d+")
+_PAGE_TEXTS_READ = f"{PAGE_TEXTS} = [element['text'] for element in observation]"
 #: An instruction naming the case to type in ("in all upper case letters").
 _NAMED_CASE = re.compile(r"(?i)\b(upper|lower)[ -]?case")
 _UPPER_CASE = re.compile(r"(?i)\bupper[ -]?case")
@@ -96,7 +100,8 @@ def _lift_list(program: str, instruction: str, other: str) -> str | None:
     literals are consecutive items of one list of the instruction (the same separator between
     each, as ``Select bF, Ol, wK and click``), rewritten as a loop over that list read from
     ``task``: another seed's list may be longer or shorter, which one variable per item cannot
-    follow. Some item must be missing from ``other`` (others may be on both lists). None when
+    follow. The loop skips an item the page does not show as a text ("Select nothing and
+    click Submit." lists "nothing"): acting on it could only raise. Some item must be missing from ``other`` (others may be on both lists). None when
     the program has no such run or does not parse."""
     try:
         tree = ast.parse(program)
@@ -186,12 +191,14 @@ def _as_loop(program: str, statements: list[ast.stmt], literal: ast.Constant, sp
     indent = body[:len(body) - len(body.lstrip())]
     loop = (f"{indent}for {LIST_VARIABLE} in re.search({_raw(pattern(text, instruction))}, task)"
             f".group(1).split({separator!r}):")
-    return _importing_re([], [*lines[:first - 1], loop, "    " + body, *lines[last:]])
+    shown = f"{indent}    if {LIST_VARIABLE} in {PAGE_TEXTS}:"
+    return _importing_re([_PAGE_TEXTS_READ], [*lines[:first - 1], loop, shown, "        " + body, *lines[last:]])
 
 
 def _importing_re(reads: list[str], lines: list[str]) -> str:
-    """The program: ``import re`` (once, first), the ``reads`` of the task, then ``lines``."""
-    return "\n".join(["import re", *reads, *(lines[1:] if lines[:1] == ["import re"] else lines)])
+    """The program: ``import re`` (once, first), the ``reads`` of the task and page, then ``lines``
+    (without a read an earlier rewrite already put there)."""
+    return "\n".join(["import re", *reads, *(line for line in lines if line != "import re" and line not in reads)])
 
 
 def _lift_literals(program: str, instruction: str, other: str, page: Sequence[Element] = ()) -> str | None:
@@ -231,7 +238,7 @@ def _lift_literals(program: str, instruction: str, other: str, page: Sequence[El
         lines[node.lineno - 1] = line[:node.col_offset] + text.encode() + line[node.end_col_offset:]
     reads = [f"{name} = re.search({read}, task).group(1)" for read, name in names.items()]
     if beside:
-        reads.append(f"{PAGE_TEXTS} = [element['text'] for element in observation]")
+        reads.append(_PAGE_TEXTS_READ)
     values = ([node.value for node in literals] + [node.value[start:end] for node, _, start, end in numbered]
               + [node.value for node, _ in beside])
     body = _without_comments_naming("\n".join(line.decode() for line in lines), values)
