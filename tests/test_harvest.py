@@ -18,7 +18,7 @@ from webwise import store
 from webwise.bench import read_results, record_key
 from webwise.cli import main
 from webwise.errors import ConfigError
-from webwise.harvest import HARVEST_SEED_START, JOURNAL, check_seeds, harvest
+from webwise.harvest import HARVEST_SEED_START, JOURNAL, distinct_seeds, harvest
 
 WEBWISE = str(Path(sys.executable).parent / "webwise")
 
@@ -63,7 +63,7 @@ def test_successes_kept_failures_and_duplicates_refused(tmp_path: Path) -> None:
     assert set(entry["provenance"]) == {"llm", "method", "examples", "shown", "seed", "trial", "reward", "seconds",
                                         "harvested_at", "code", "check_seeds"}
     assert (entry["provenance"]["examples"], entry["provenance"]["shown"]) == ("none", [])
-    assert entry["provenance"]["check_seeds"] == check_seeds(3) == [100000, 100001, 100002]
+    assert entry["provenance"]["check_seeds"] == [100000, 100001, 100002]
     assert (entry["provenance"]["seed"], entry["provenance"]["trial"]) == (HARVEST_SEED_START, 0)
     assert not (tmp_path / "store" / "click-link.json").exists()
 
@@ -87,9 +87,10 @@ def test_cap_of_two_per_task(tmp_path: Path) -> None:
     assert store.count("click-button", tmp_path / "store") == store.MAX_PER_TASK
 
 
-def test_a_literal_answer_is_refused_by_the_three_seed_check_and_the_summary_says_why(
+def test_a_literal_answer_is_refused_by_the_check_on_seeds_that_ask_something_else(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Seed 13's button is "No", as is the first check seed's: one fresh seed would keep the literal.
+    """Seed 13's button is "No", as is the first check seed's: checked there, the literal would
+    pass. The check skips a seed asking what the episode asked, so even one check seed refuses it.
 
     The program pieces it together, so no literal of it is a text of the instruction that the
     check could read from the task instead.
@@ -102,7 +103,7 @@ def test_a_literal_answer_is_refused_by_the_three_seed_check_and_the_summary_say
     llm = replay(tmp_path, {"click-button": ["```python\nclick('button', 'N' + 'o')\n```"]})
     [once] = harvest(["click-button"], seeds=1, seed_start=13, check_seeds=1, llm=llm, store_dir=tmp_path / "one",
                      progress=QUIET)
-    assert (once.candidates, once.kept) == (1, 1)
+    assert (once.candidates, once.kept) == (1, 0) and once.reasons[0].startswith("seed 100001: ")
 
     assert main(["harvest", "--tasks", "click-button", "--seeds", "1", "--seed-start", "13", "--llm", llm,
                  "--store", str(tmp_path / "three")]) == 0
@@ -113,9 +114,22 @@ def test_a_literal_answer_is_refused_by_the_three_seed_check_and_the_summary_say
     assert "solved; refused by the check: seed 100001: " in err
     assert "the check refused 1 candidate(s)" in err
     [record] = journal(tmp_path / "three")
-    assert record["outcome"] == "refused" and record["check_seeds"] == [100000]
+    assert record["outcome"] == "refused" and record["check_seeds"] == []
     assert record["programs"] == ["click('button', 'N' + 'o')"]
     assert not (tmp_path / "three" / "click-button.json").exists()
+
+
+@pytest.mark.parametrize(("asked", "own", "expected"), [
+    ({100000: "A", 100001: "B", 100002: "C"}, "Z", [100000, 100001, 100002]),   # all new: the first three
+    ({100000: "A", 100001: "A", 100002: "A", 100003: "B", 100004: "A", 100005: "C"}, "Z",
+     [100000, 100003, 100005]),                                                  # repeats skipped
+    ({100000: "Z", 100001: "B", 100002: "C", 100003: "D"}, "Z", [100001, 100002, 100003]),  # the episode's own
+    ({}, "Z", [100000, 100001, 100002]),                                        # always the same: the first three
+    ({100000: "A", 100001: "A", 100002: "B"}, "Z", [100000, 100001, 100002]),   # two new, the earliest other
+])
+def test_the_check_takes_seeds_that_ask_what_was_not_asked(asked: dict[int, str], own: str,
+                                                           expected: list[int]) -> None:
+    assert distinct_seeds(lambda seed: asked.get(seed, "Z" if not asked else "A"), own, 3) == expected
 
 
 def test_a_candidate_whose_program_raises_on_a_check_seed_is_refused_though_the_page_is_solved(
@@ -149,13 +163,16 @@ def test_a_list_clicked_item_by_item_is_kept_as_a_loop_over_the_task_s_list(tmp_
 
 
 def test_a_loop_over_the_task_s_list_is_kept_where_another_seed_lists_nothing(tmp_path: Path) -> None:
-    """click-checkboxes-transfer's check seeds 100000-100002 say "Select nothing and click Submit.":
-    the loop clicks only the items the page shows, so there it clicks no box."""
+    """click-checkboxes-transfer's seeds 100000-100002 all say "Select nothing and click Submit.": the
+    check takes the first of them and then seeds with lists. The loop clicks only the items the
+    page shows, so on the first it clicks no box."""
     program = "click('label', 'cbVkV')\nclick('label', 'AwMOyB')\nclick('button', 'Submit')"
     llm = replay(tmp_path, {"click-checkboxes-transfer": [f"```python\n{program}\n```"]})
     [report] = harvest(["click-checkboxes-transfer"], seeds=1, seed_start=10003, llm=llm,
                        store_dir=tmp_path / "store", progress=QUIET)
     assert (report.kept, report.generalised) == (1, 1)
+    [entry] = json.loads((tmp_path / "store" / "click-checkboxes-transfer.json").read_text())
+    assert entry["provenance"]["check_seeds"] == [100000, 100003, 100004]
 
 
 def test_auto_near_shows_a_task_without_examples_a_relative_s_and_its_example_says_whose(tmp_path: Path) -> None:
@@ -186,7 +203,8 @@ def test_a_literal_copied_from_the_instruction_is_read_from_the_task_and_then_ke
     [entry] = json.loads((tmp_path / "store" / "click-button.json").read_text())
     assert entry["steps"][0]["program"] == ("import re\nfrom_task = re.search(r'the \"(.+?)\" button', task).group(1)\n"
                                             "click('button', from_task)  # the one asked for")
-    assert entry["provenance"]["generalised"] is True and entry["provenance"]["check_seeds"] == check_seeds(3)
+    # 100000 asks for "No" as seed 13 did: the check's seeds are the next three, which ask for others
+    assert entry["provenance"]["generalised"] is True and entry["provenance"]["check_seeds"] == [100001, 100002, 100003]
     [record] = journal(tmp_path / "store")
     assert record["outcome"] == "kept" and record["generalised"] is True and record["refusal"] is None
 
@@ -240,7 +258,7 @@ def test_a_refused_candidate_is_kept_when_rechecked_with_a_rewrite_added_since(
     assert out.splitlines()[1].split("\t")[:9] == ["enter-text-2", "1", "1", "1", "1", "1", "0", "0", "1"]
     [entry] = json.loads((store_dir / "enter-text-2.json").read_text())
     assert "enter_text((from_task.upper() if re.search(" in entry["steps"][0]["program"]
-    assert entry["provenance"]["check_seeds"] == check_seeds(3) and entry["provenance"]["seed"] == 10000
+    assert entry["provenance"]["check_seeds"] == [100000, 100001, 100002] and entry["provenance"]["seed"] == 10000
     first, again = journal(store_dir)
     assert record_key(again) == record_key(first)
     assert again["outcome"] == "kept" and again["rechecked_with"] and "candidate" not in again

@@ -135,7 +135,8 @@ def build_parser() -> argparse.ArgumentParser:
     harvest.add_argument("--trials", type=positive_int, default=1,
                          help="attempts per episode with reflection between them (default 1)")
     harvest.add_argument("--check-seeds", type=positive_int, default=3,
-                         help="fresh seeds a candidate must solve replayed without the model (default 3)")
+                         help="fresh seeds (100000 and up, each asking something new) a candidate must solve "
+                              "replayed without the model (default 3)")
     harvest.add_argument("--llm", default="local", help=LLM_HELP)
     harvest.add_argument("--store", type=directory, default=None, help="example store to write (default: the checkout's incontext/auto; needed when installed)")
     harvest.add_argument("--method", default="webwise", choices=METHODS,

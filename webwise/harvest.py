@@ -5,8 +5,9 @@ nearest example of another task while the task has none of its own), over up to 
 attempts with the structured reflection between them (as ``solve --trials``). A solved
 episode's candidate is the attempt that solved it: its programs in order (replayed steps
 included, as the programs they were) with the page each program saw. The candidate is kept
-only if its programs, replayed without the model, solve :func:`check_seeds` too, fresh seeds
-of the task no harvest runs: a program that only worked on one page is no example. When the
+only if its programs, replayed without the model, solve :func:`distinct_seeds` too, fresh
+seeds of the task no harvest runs, each asking something new: a program that only worked on
+one page is no example. When the
 check refuses a candidate, the literals it copied from the instruction are read from ``task``
 instead (:mod:`webwise.generalise`) and the rewrite is checked in its place. At most
 :data:`webwise.store.MAX_PER_TASK` per task, no duplicates.
@@ -26,7 +27,7 @@ import sys
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Sequence, TextIO
+from typing import Any, Callable, Sequence, TextIO
 
 from webwise import store
 from webwise.agent import Agent, Settings, check_method
@@ -54,10 +55,28 @@ JOURNAL = "harvest.jsonl"
 HARVEST_EXAMPLES: tuple[str, ...] = ("none", "auto-near")
 
 
-def check_seeds(count: int) -> list[int]:
-    """The seeds the check replays a task's candidates on: the same for every candidate and run,
-    so a resumed harvest checks as the first run did."""
-    return [CHECK_SEED_OFFSET + number for number in range(count)]
+#: How many seeds, per seed it needs, the check looks through for instructions not yet asked.
+CHECK_POOL = 4
+
+
+def distinct_seeds(asks: Callable[[int], str], own: str, count: int) -> list[int]:
+    """The ``count`` seeds a candidate is checked on: from 100000 up, each asking something that
+    neither the episode the candidate came from (``own``) nor an earlier check seed asked
+    (``asks`` gives a seed's instruction). Three seeds that ask the same are one check, and
+    one asking the episode's own question is none for a copied answer: click-checkboxes-transfer's
+    first three all say "Select nothing". Looks through ``CHECK_POOL * count`` seeds; where they
+    ask too few new things (click-test-2 always asks "Click button ONE."), the earliest others
+    make up the count. The same candidate gets the same seeds in every run."""
+    pool = [CHECK_SEED_OFFSET + number for number in range(CHECK_POOL * count)]
+    asked, picked = {own}, []
+    for seed in pool:
+        if len(picked) == count:
+            break
+        instruction = asks(seed)
+        if instruction not in asked:
+            picked.append(seed)
+            asked.add(instruction)
+    return sorted(picked + [seed for seed in pool if seed not in picked][:count - len(picked)])
 
 
 @dataclass
@@ -268,7 +287,8 @@ class Harvest(Pool):
             return "kept", "solved; kept (stored before an interruption)"
         if stored is not None:
             return "duplicate", "solved; duplicate"
-        seeds = check_seeds(self.config.check_seeds)
+        seeds = distinct_seeds(lambda seed: session.env.reset(task, seed), entry["instruction"],
+                               self.config.check_seeds)
         result = check(session, task, entry, seeds, self.settings)
         lifted = generalised(entry, result.instruction) if result.refusal is not None else None
         if lifted is not None:
