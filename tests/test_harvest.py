@@ -18,7 +18,7 @@ from webwise import store
 from webwise.bench import read_results, record_key
 from webwise.cli import main
 from webwise.errors import ConfigError
-from webwise.harvest import HARVEST_SEED_START, JOURNAL, distinct_seeds, harvest
+from webwise.harvest import HARVEST_SEED_START, JOURNAL, distinct_seeds, harvest, recheck
 
 WEBWISE = str(Path(sys.executable).parent / "webwise")
 
@@ -263,8 +263,10 @@ def test_a_refused_candidate_is_kept_when_rechecked_with_a_rewrite_added_since(
     assert record_key(again) == record_key(first)
     assert again["outcome"] == "kept" and again["rechecked_with"] and "candidate" not in again
 
-    assert main(["harvest", "--tasks", "enter-text-2", "--recheck", "--store", str(store_dir)]) == 0
-    assert "recheck: 0 refused candidates to check again" in capsys.readouterr().err
+    progress = io.StringIO()
+    [again_report] = recheck(["enter-text-2"], store_dir=store_dir, progress=progress)  # the library's way
+    assert "recheck: 0 refused candidates to check again" in progress.getvalue()
+    assert (again_report.kept, again_report.refused, again_report.stored) == (1, 0, 1)
     assert len(journal(store_dir)) == 2
 
 

@@ -234,10 +234,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _harvest(args: argparse.Namespace) -> int:
     from webwise.harvest import Harvest, HarvestConfig, Recheck
 
-    run = (Recheck if args.recheck else Harvest)(HarvestConfig(tasks=parse_task_list(args.tasks), seeds=_seeds(args), llm=args.llm,
-                                store_dir=args.store, method=args.method, examples=args.examples, trials=args.trials,
-                                check_seeds=args.check_seeds, max_steps=args.max_steps, guards=args.guards,
-                                workers=args.workers, remote_url=args.remote, page_host=args.page_host))
+    config = HarvestConfig(tasks=parse_task_list(args.tasks), seeds=_seeds(args), llm=args.llm, store_dir=args.store,
+                           method=args.method, examples=args.examples, trials=args.trials,
+                           check_seeds=args.check_seeds, max_steps=args.max_steps, guards=args.guards,
+                           workers=args.workers, remote_url=args.remote, page_host=args.page_host)
+    run = Recheck(config) if args.recheck else Harvest(config)
     status = run.run()
     print("task\tepisodes\tsolved\tcandidates\tkept\tgeneralised\tduplicates\trefused\tstored\twhy refused")
     for r in run.reports:

@@ -101,8 +101,9 @@ def _lift_list(program: str, instruction: str, other: str) -> str | None:
     each, as ``Select bF, Ol, wK and click``), rewritten as a loop over that list read from
     ``task``: another seed's list may be longer or shorter, which one variable per item cannot
     follow. The loop skips an item the page does not show as a text ("Select nothing and
-    click Submit." lists "nothing"): acting on it could only raise. Some item must be missing from ``other`` (others may be on both lists). None when
-    the program has no such run or does not parse."""
+    click Submit." lists "nothing"): acting on it could only raise. Some item must be missing
+    from ``other`` (others may be on both lists). None when the program has no such run or
+    does not parse."""
     try:
         tree = ast.parse(program)
     except SyntaxError:

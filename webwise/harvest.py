@@ -316,9 +316,9 @@ class Recheck(Harvest):
     A rewrite added after a harvest (:mod:`webwise.generalise`) can turn a candidate the check
     refused into one it keeps; the refused record holds the candidate as the episode made it,
     so trying that costs a replay in the browser, not the model's time. Each recheck appends
-    the episode's record again with the new outcome (``rechecked_with`` the code's version): the journal's last
-    record of an episode is its outcome. Records from before candidates were recorded cannot
-    be rechecked; the count is reported.
+    the episode's record again with the new outcome and ``rechecked_with``, the code's version:
+    the journal's last record of an episode is its outcome. Records from before candidates
+    were recorded cannot be rechecked; the count is reported.
     """
 
     def __init__(self, config: HarvestConfig) -> None:
