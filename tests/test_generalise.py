@@ -143,6 +143,22 @@ def test_a_number_the_other_instruction_states_alike_or_not_at_all_is_left() -> 
     assert lift("click('input_text', 'a1b2')", "Use the 1st and 2nd.", "Use the 3rd and 4th.") is None  # two numbers
 
 
+def test_a_number_passed_to_a_call_that_the_instruction_states_is_read_from_the_task() -> None:
+    """``wait(2)`` for "wait 2 seconds": another seed asks for another delay."""
+    program = "click('button', 'ONE')\nwait(2)\nclick('button', 'TWO')"
+    lifted = lift(program, "Click button ONE, wait 2 seconds, then click button TWO.",
+                  "Click button ONE, wait 1 seconds, then click button TWO.")
+    assert lifted == ("import re\nfrom_task = re.search(r'wait (\\d+)', task).group(1)\n"
+                      "click('button', 'ONE')\nwait(int(from_task))\nclick('button', 'TWO')")
+    assert run(lifted, "Click button ONE, wait 4 seconds, then click button TWO.") == {"from_task": "4"}
+
+
+def test_a_number_of_the_program_s_own_arithmetic_is_left() -> None:
+    program = "texts = [e['text'] for e in observation]\nenter_text(texts[texts.index('Size') + 2])"
+    assert lift(program, "Wait 2 seconds, then type the Size.", "Wait 3 seconds, then type the Size.") is None
+    assert lift("wait(2)", "Wait 2 seconds.", "Wait 2 seconds.") is None  # the same on the other seed
+
+
 def test_a_whole_literal_and_a_numbered_one_get_a_variable_each() -> None:
     lifted = lift("click('label', 'peh7J')\nclick('input_radio', 'r2')  # the 2nd radio",
                   "Select peh7J and the 2nd radio.", "Select Yfewp1 and the 4th radio.")

@@ -28,6 +28,11 @@ word before it only, since the suffix changes with the number::
     from_task = re.search(r'the (\d+)', task).group(1)
     click('input_text', 'tt' + from_task)
 
+A whole number the program passes that the instruction states (``wait(2)`` for "wait 2
+seconds") is that number read from ``task`` the same way::
+
+    wait(int(from_task))
+
 A literal that is not the instruction's but the text of the page just after one of its texts
 that varies (a table's cell after its label, for "Enter the value of Color") is read from the
 page beside that key, whose texts are taken once, before any action changes the page::
@@ -216,10 +221,12 @@ def _lift_literals(program: str, instruction: str, other: str, page: Sequence[El
     taken = {id(node) for node in literals}
     numbered = [(node, *found) for node in strings if id(node) not in taken
                 for found in [_numbered(node.value, instruction, other)] if found is not None]
+    counts = [(node, found[0]) for node in _whole_numbers(tree)
+              for found in [_numbered(str(node.value), instruction, other)] if found is not None]
     taken |= {id(node) for node, *_ in numbered}
     beside = [(node, key) for node in strings if id(node) not in taken
               for key in [_beside(node.value, texts, instruction, other)] if key is not None]
-    if not literals and not numbered and not beside:
+    if not literals and not numbered and not counts and not beside:
         return None
     names: dict[str, str] = {}  # the pattern that reads a value -> its variable
     edits: list[tuple[ast.Constant, str]] = []
@@ -230,6 +237,8 @@ def _lift_literals(program: str, instruction: str, other: str, page: Sequence[El
         parts = [repr(part) for part in (node.value[:start],) if part] + [name] \
             + [repr(part) for part in (node.value[end:],) if part]
         edits.append((node, " + ".join(parts)))
+    for node, number_pattern in counts:
+        edits.append((node, f"int({_name(names, _raw(number_pattern))})"))
     for node, key in beside:
         name = _name(names, _raw(pattern(key, instruction)))
         edits.append((node, f"{PAGE_TEXTS}[{PAGE_TEXTS}.index({name}) + 1]"))
@@ -363,6 +372,15 @@ def _raw(text: str) -> str:
         if quote not in text and "\n" not in text and not text.endswith("\\"):
             return f"r{quote}{text}{quote}"
     return repr(text)
+
+
+def _whole_numbers(tree: ast.AST) -> list[ast.Constant]:
+    """Integer constants (not True or False) passed straight to a call: a delay or a count the
+    model may have copied from the instruction (``wait(2)``). Numbers inside expressions
+    (``index + 1``) are arithmetic of the program's own, never lifted."""
+    return [argument for node in ast.walk(tree) if isinstance(node, ast.Call)
+            for argument in [*node.args, *(keyword.value for keyword in node.keywords)]
+            if isinstance(argument, ast.Constant) and type(argument.value) is int and argument.value >= 0]
 
 
 def _plain_strings(tree: ast.AST) -> list[ast.Constant]:
