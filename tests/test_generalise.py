@@ -154,8 +154,10 @@ def test_a_number_passed_to_a_call_that_the_instruction_states_is_read_from_the_
 
 
 def test_a_number_of_the_program_s_own_arithmetic_is_left() -> None:
-    program = "texts = [e['text'] for e in observation]\nenter_text(texts[texts.index('Size') + 2])"
-    assert lift(program, "Wait 2 seconds, then type the Size.", "Wait 3 seconds, then type the Size.") is None
+    program = ("import re\nsize = re.search(r'type the (\\w+)', task).group(1)\n"
+               "texts = [e['text'] for e in observation]\nfor _ in range(1):\n"
+               "    enter_text(texts[texts.index(size) + 1])")
+    assert lift(program, "Wait 1 seconds, then type the Size.", "Wait 3 seconds, then type the Size.") is None
     assert lift("wait(2)", "Wait 2 seconds.", "Wait 2 seconds.") is None  # the same on the other seed
 
 

@@ -28,7 +28,7 @@ word before it only, since the suffix changes with the number::
     from_task = re.search(r'the (\d+)', task).group(1)
     click('input_text', 'tt' + from_task)
 
-A whole number the program passes that the instruction states (``wait(2)`` for "wait 2
+A whole number passed to an action that the instruction states (``wait(2)`` for "wait 2
 seconds") is that number read from ``task`` the same way::
 
     wait(int(from_task))
@@ -61,6 +61,7 @@ import re
 import tokenize
 from typing import Sequence
 
+from api_stubs import ACTION_NAMES
 from webwise.dom import Element
 
 #: The variable names the rewrite introduces, numbered from the second on.
@@ -375,10 +376,11 @@ def _raw(text: str) -> str:
 
 
 def _whole_numbers(tree: ast.AST) -> list[ast.Constant]:
-    """Integer constants (not True or False) passed straight to a call: a delay or a count the
-    model may have copied from the instruction (``wait(2)``). Numbers inside expressions
-    (``index + 1``) are arithmetic of the program's own, never lifted."""
-    return [argument for node in ast.walk(tree) if isinstance(node, ast.Call)
+    """Integer constants (not True or False) passed straight to an action of the program API: a
+    delay or a count the model may have copied from the instruction (``wait(2)``). Numbers
+    anywhere else (``index + 1``, ``match.group(1)``, ``range(3)``) are the program's own."""
+    return [argument for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ACTION_NAMES
             for argument in [*node.args, *(keyword.value for keyword in node.keywords)]
             if isinstance(argument, ast.Constant) and type(argument.value) is int and argument.value >= 0]
 
