@@ -143,7 +143,7 @@ def test_a_number_the_other_instruction_states_alike_or_not_at_all_is_left() -> 
     assert lift("click('input_text', 'a1b2')", "Use the 1st and 2nd.", "Use the 3rd and 4th.") is None  # two numbers
 
 
-def test_a_number_passed_to_a_call_that_the_instruction_states_is_read_from_the_task() -> None:
+def test_a_number_passed_to_an_action_that_the_instruction_states_is_read_from_the_task() -> None:
     """``wait(2)`` for "wait 2 seconds": another seed asks for another delay."""
     program = "click('button', 'ONE')\nwait(2)\nclick('button', 'TWO')"
     lifted = lift(program, "Click button ONE, wait 2 seconds, then click button TWO.",

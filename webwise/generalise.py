@@ -211,8 +211,10 @@ def _importing_re(reads: list[str], lines: list[str]) -> str:
 def _lift_literals(program: str, instruction: str, other: str, page: Sequence[Element] = ()) -> str | None:
     """Each literal that varies read from ``task`` by a variable of its own (see :func:`lift`),
     each literal built around a number the instruction states (:func:`_numbered`) built from
-    that number read from ``task``, and each text of ``page`` that stands right after a text
-    read from ``task`` (:func:`_beside`) read from the page there."""
+    that number read from ``task``, each whole number passed to an action that the
+    instruction states (:func:`_whole_numbers`) read from ``task`` the same way, and each text
+    of ``page`` that stands right after a text read from ``task`` (:func:`_beside`) read from
+    the page there."""
     try:
         tree = ast.parse(program)
     except SyntaxError:
@@ -222,11 +224,11 @@ def _lift_literals(program: str, instruction: str, other: str, page: Sequence[El
     taken = {id(node) for node in literals}
     numbered = [(node, *found) for node in strings if id(node) not in taken
                 for found in [_numbered(node.value, instruction, other)] if found is not None]
-    counts = [(node, found[0]) for node in _whole_numbers(tree)
-              for found in [_numbered(str(node.value), instruction, other)] if found is not None]
     taken |= {id(node) for node, *_ in numbered}
     beside = [(node, key) for node in strings if id(node) not in taken
               for key in [_beside(node.value, texts, instruction, other)] if key is not None]
+    counts = [(node, found[0]) for node in _whole_numbers(tree)
+              for found in [_numbered(str(node.value), instruction, other)] if found is not None]
     if not literals and not numbered and not counts and not beside:
         return None
     names: dict[str, str] = {}  # the pattern that reads a value -> its variable
@@ -382,7 +384,7 @@ def _whole_numbers(tree: ast.AST) -> list[ast.Constant]:
     return [argument for node in ast.walk(tree)
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ACTION_NAMES
             for argument in [*node.args, *(keyword.value for keyword in node.keywords)]
-            if isinstance(argument, ast.Constant) and type(argument.value) is int and argument.value >= 0]
+            if isinstance(argument, ast.Constant) and type(argument.value) is int]
 
 
 def _plain_strings(tree: ast.AST) -> list[ast.Constant]:
