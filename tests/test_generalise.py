@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from webwise.generalise import lift, pattern
+from webwise.generalise import lift, pattern, search_panels
 
 SELECT = "Select peh7J and click Submit."
 OTHER = "Select Yfewp1 and click Submit."
@@ -219,3 +219,51 @@ def test_a_copy_re_cased_where_the_instruction_names_no_case_keeps_the_model_s_c
     assert typed(lift("enter_text('AB7')", 'Enter "ab7" here.', 'Enter "x" here.'), 'Enter "cd" here.') == ["CD"]
     assert typed(lift("enter_text('ab7')", 'Enter "aB7" here.', 'Enter "x" here.'), 'Enter "Cd" here.') == ["cd"]
     assert typed(lift("enter_text('Ab7')", 'Enter "aB7" here.', 'Enter "x" here.'), 'Enter "Cd" here.') == ["Cd"]
+
+
+TABS = [{"tag": "a", "text": str(number), "id": f"ui-id-{number}", "classes": "ui-tabs-anchor"}
+        for number in (1, 2, 3)]
+HIDDEN = ("seed 100002: ActionError: no 'a' element with text 'ornare' in view; span 'ornare' is in a closed"
+          " panel: click('a', '2') opens it")
+READ_LINK = "import re\nlink = re.search(r'link \"(.+?)\"', task).group(1)\n"
+
+
+def clicks_on_tabs(program: str, link: str, in_tab: str) -> list[tuple[str, str]]:
+    """The clicks ``program`` makes on three tabs whose panel ``in_tab`` holds ``link`` (the first open)."""
+    made: list[tuple[str, str]] = []
+
+    def page(tab: str) -> list[dict[str, str]]:
+        return [*TABS, {"tag": "span", "text": link if tab == in_tab else "lorem", "id": "", "classes": "alink"}]
+
+    def click(tag: str, text: str) -> list[dict[str, str]]:
+        made.append((tag, text))
+        return page(text) if "ui-tabs-anchor" in tag else page("")
+
+    exec(program, {"task": f'click on the link "{link}".', "observation": page("1"), "click": click})  # noqa: S102
+    return made
+
+
+def test_a_click_on_a_computed_text_searches_the_tabs_a_check_seed_hid_it_in() -> None:
+    searched = search_panels(READ_LINK + "click('a', link)", HIDDEN, TABS)
+    assert searched == READ_LINK + (
+        "shown_texts = [element['text'] for element in observation]\n"
+        "for panel in [element['text'] for element in observation if 'ui-tabs-anchor' in element['classes'].split()]:\n"
+        "    if link in shown_texts:\n"
+        "        break\n"
+        "    shown_texts = [element['text'] for element in click('ui-tabs-anchor', panel)]\n"
+        "click('a', link)")
+    assert clicks_on_tabs(searched, "ornare", in_tab="1") == [("a", "ornare")]
+    assert clicks_on_tabs(searched, "ornare", in_tab="3") == [
+        ("ui-tabs-anchor", "1"), ("ui-tabs-anchor", "2"), ("ui-tabs-anchor", "3"), ("a", "ornare")]
+
+
+@pytest.mark.parametrize(("program", "refusal", "page"), [
+    (READ_LINK + "click('a', link)", "seed 100002: not solved (reward 0)", TABS),       # nothing was hidden
+    ("click('a', 'ornare')", HIDDEN, TABS),                                             # a literal: the other rewrite's
+    (READ_LINK + "click('a', link)", HIDDEN, TABS[:1] + [{**TABS[1], "classes": ""}]),  # no control like '2' here
+    (READ_LINK + "click('a', link)", HIDDEN.replace("'2'", "'9'"), TABS),               # the named control is not here
+    (READ_LINK + "if link:\n    click('a', link)", HIDDEN, TABS),                        # not a top-level click
+])
+def test_a_click_is_left_as_it_is_unless_a_closed_panel_hid_a_computed_text_behind_a_set_of_controls(
+        program: str, refusal: str, page: list[dict[str, str]]) -> None:
+    assert search_panels(program, refusal, page) is None

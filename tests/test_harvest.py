@@ -233,6 +233,21 @@ def test_a_value_typed_from_the_cell_beside_the_instruction_s_key_is_kept_read_f
     assert "enter_text(texts_on_page[texts_on_page.index(from_task) + 1])" in entry["steps"][0]["program"]
 
 
+def test_a_link_another_seed_hides_in_a_closed_tab_is_kept_searched_for_through_the_tabs(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Seed 10000 shows the link in the open tab, and the program reads it from the task and clicks
+    it; check seed 100002 hides it in tab 2, where the executor's error says it is. Kept once the
+    click is preceded by a search through the page's tabs."""
+    program = "import re\nlink = re.search(r'link \"(.+?)\"\\.$', task).group(1)\nclick('a', link)"
+    llm = replay(tmp_path, {"click-tab-2-hard": [f"```python\n{program}\n```"]})
+    assert main(["harvest", "--tasks", "click-tab-2-hard", "--seeds", "1", "--llm", llm,
+                 "--store", str(tmp_path / "store")]) == 0
+    assert "solved; kept (closed panels searched)" in capsys.readouterr().err
+    [entry] = json.loads((tmp_path / "store" / "click-tab-2-hard.json").read_text())
+    assert "click('ui-tabs-anchor', panel)" in entry["steps"][0]["program"]
+    assert entry["provenance"]["generalised"] is True and entry["provenance"]["check_seeds"] == [100000, 100001, 100002]
+
+
 def test_a_refused_candidate_is_kept_when_rechecked_with_a_rewrite_added_since(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """Seed 10000 asks for "SERGIO" in lower case and the program types 'sergio'; check seed 100000
@@ -245,7 +260,7 @@ def test_a_refused_candidate_is_kept_when_rechecked_with_a_rewrite_added_since(
     llm = replay(tmp_path, {"enter-text-2": [f"```python\n{program}\n```"]})
     store_dir = tmp_path / "store"
     with monkeypatch.context() as older:
-        older.setattr(webwise.harvest, "generalised", lambda entry, other: None)
+        older.setattr(webwise.harvest, "REWRITES", ())
         [report] = harvest(["enter-text-2"], seeds=1, llm=llm, store_dir=store_dir, progress=QUIET)
     assert (report.refused, report.stored) == (1, 0)
     [refused] = journal(store_dir)

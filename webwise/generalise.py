@@ -47,6 +47,18 @@ the case is read from ``task`` too, since another seed may ask for the other::
 
     enter_text(from_task.upper() if re.search(r'(?i)\bupper[ -]?case', task) else from_task.lower())
 
+A click on a text the program computes (read from ``task`` or the page) that a check seed hides
+in a closed tab or section, which the executor's error names with the control that opens it,
+is preceded by a search through the controls of that kind, which stops at the one showing the
+text (:func:`search_panels`)::
+
+    shown_texts = [element['text'] for element in observation]
+    for panel in [element['text'] for element in observation if 'ui-tabs-anchor' in element['classes'].split()]:
+        if from_task in shown_texts:
+            break
+        shown_texts = [element['text'] for element in click('ui-tabs-anchor', panel)]
+    click('a', from_task)
+
 Comments that name a lifted text go with it. The rewrite is only a candidate: the harvest
 keeps it if it solves the check's fresh seeds, as any other. It never touches literals the
 other instruction also has (``'Submit'``), nor text built at run time (f-strings), so a program
@@ -79,6 +91,12 @@ _PAGE_TEXTS_READ = f"{PAGE_TEXTS} = [element['text'] for element in observation]
 #: An instruction naming the case to type in ("in all upper case letters").
 _NAMED_CASE = re.compile(r"(?i)\b(upper|lower)[ -]?case")
 _UPPER_CASE = re.compile(r"(?i)\bupper[ -]?case")
+#: The executor's error for a text out of view in a closed panel, with the call that opens it
+#: ("span 'ornare' is in a closed panel: click('a', '2') opens it").
+_CLOSED_PANEL = re.compile(r"is in a closed panel: click\((.+)\) opens it")
+#: The page's texts as the panel search last saw them, and the control it opens next.
+SHOWN_TEXTS = "shown_texts"
+PANEL = "panel"
 
 
 def lift(program: str, instruction: str, other: str, page: Sequence[Element] = ()) -> str | None:
@@ -90,6 +108,64 @@ def lift(program: str, instruction: str, other: str, page: Sequence[Element] = (
     (:func:`_lift_list`), then each literal left is lifted on its own."""
     listed = _lift_list(program, instruction, other)
     return _lift_literals(listed or program, instruction, other, page) or listed
+
+
+def search_panels(program: str, refusal: str, page: Sequence[Element]) -> str | None:
+    """``program`` with each top-level click on a text it computes (a variable or expression, not
+    a literal) preceded by a search through the page's panels, when ``refusal`` (why a check seed
+    failed) says the text was in a closed panel; None otherwise, or when the program does not parse
+    or has no such click, or ``page`` (the page the program saw) shows no set of controls like the
+    one the error names.
+
+    Tabs and accordion sections keep their closed panels' content out of the page, so a program
+    that clicked a link its own seed showed fails on a seed that puts it in another tab
+    (click-tab-2-hard). The controls to try are the elements sharing a class with the named one
+    (jQuery UI's 'ui-tabs-anchor'); the search opens them in turn, and stops at the first whose
+    page shows the text, then clicks it as before.
+    """
+    named = _CLOSED_PANEL.search(refusal)
+    try:
+        tree = ast.parse(program)
+        tag, text = ast.literal_eval(f"({named.group(1)},)") if named else ("", "")
+    except (SyntaxError, ValueError):
+        return None
+    kind = _panel_class(tag, text, page) if named else None
+    clicks = [statement for statement in tree.body if _clicks_computed_text(statement)]
+    if kind is None or not clicks:
+        return None
+    lines = program.split("\n")
+    for statement in reversed(clicks):
+        call = statement.value
+        assert isinstance(call, ast.Call)  # _clicks_computed_text saw to it
+        wanted = ast.get_source_segment(program, call.args[1])
+        lines[statement.lineno - 1:statement.lineno - 1] = [
+            f"{SHOWN_TEXTS} = [element['text'] for element in observation]",
+            f"for {PANEL} in [element['text'] for element in observation if {kind!r} in element['classes'].split()]:",
+            f"    if {wanted} in {SHOWN_TEXTS}:",
+            "        break",
+            f"    {SHOWN_TEXTS} = [element['text'] for element in click({kind!r}, {PANEL})]"]
+    return "\n".join(lines)
+
+
+def _clicks_computed_text(statement: ast.stmt) -> bool:
+    """Whether ``statement`` is one line calling ``click(tag, text)`` with a ``text`` not written out."""
+    call = statement.value if isinstance(statement, (ast.Expr, ast.Assign)) else None
+    return (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "click"
+            and len(call.args) == 2 and not isinstance(call.args[1], ast.Constant)
+            and statement.lineno == statement.end_lineno)
+
+
+def _panel_class(tag: str, text: str, page: Sequence[Element]) -> str | None:
+    """The class that the control ``click(tag, text)`` names shares with another element of
+    ``page``: what makes it one of a set of tabs or section headers. None when the page has no
+    such control."""
+    control = next((element for element in page
+                    if text in (element.get("text"), element.get("id"))
+                    and tag in (element.get("tag"), *element.get("classes", "").split())), None)
+    if control is None:
+        return None
+    classes = [name for element in page if element is not control for name in element.get("classes", "").split()]
+    return next((name for name in control.get("classes", "").split() if name in classes), None)
 
 
 def _from_instruction(tree: ast.AST, instruction: str, not_in: str | None = None) -> list[ast.Constant]:

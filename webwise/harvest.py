@@ -8,8 +8,9 @@ included, as the programs they were) with the page each program saw. The candida
 only if its programs, replayed without the model, solve :func:`distinct_seeds` too, fresh
 seeds of the task no harvest runs, each asking something new: a program that only worked on
 one page is no example. When the
-check refuses a candidate, the literals it copied from the instruction are read from ``task``
-instead (:mod:`webwise.generalise`) and the rewrite is checked in its place. At most
+check refuses a candidate, the :data:`REWRITES` try to generalise it (the literals it copied
+from the instruction read from ``task``, a search through closed tabs added before a click:
+:mod:`webwise.generalise`), each checked in its place. At most
 :data:`webwise.store.MAX_PER_TASK` per task, no duplicates.
 
 Episodes run over the bench's :class:`~webwise.bench.Pool` (workers, shared model, progress,
@@ -34,7 +35,7 @@ from webwise.agent import Agent, Settings, check_method
 from webwise.bench import EXIT_FAULTS, Job, Key, Pool, read_results, record_key
 from webwise.episode import Episode
 from webwise.errors import ConfigError, Interrupted
-from webwise.generalise import lift
+from webwise.generalise import lift, search_panels
 from webwise.llm import ChatModel, make_llm
 from webwise.llm.replay import ReplayModel
 from webwise.provenance import code_version
@@ -190,15 +191,37 @@ def check(session: Session, task: str, entry: dict[str, Any], seeds: Sequence[in
     return Check(passed)
 
 
-def generalised(entry: dict[str, Any], other: str) -> dict[str, Any] | None:
-    """The entry with each program's literals that ``other`` (another seed's instruction) does not
-    hold read from ``task``, or from the page beside a text read from it, instead
+def generalised(entry: dict[str, Any], refused: Check) -> dict[str, Any] | None:
+    """The entry with each program's literals that the refusing seed's instruction does not hold
+    read from ``task``, or from the page beside a text read from it, instead
     (:func:`webwise.generalise.lift`); None when nothing changed."""
-    steps = [{**step, "program": lift(step["program"], entry["instruction"], other, step["observation"])
-              or step["program"]} for step in entry["steps"]]
+    return _rewritten(entry, lambda step: lift(step["program"], entry["instruction"], refused.instruction,
+                                               step["observation"]))
+
+
+def panels_searched(entry: dict[str, Any], refused: Check) -> dict[str, Any] | None:
+    """The entry with each program's clicks on a computed text preceded by a search through the
+    page's tabs or sections, when the refusing seed hid that text in a closed one
+    (:func:`webwise.generalise.search_panels`); None when nothing changed."""
+    reason = refused.refusal or ""
+    return _rewritten(entry, lambda step: search_panels(step["program"], reason, step["observation"]))
+
+
+def _rewritten(entry: dict[str, Any], rewrite: Callable[[dict[str, Any]], str | None]) -> dict[str, Any] | None:
+    """The entry with ``rewrite`` applied to each step's program (None: the step left as it is),
+    marked ``generalised``; None when no program changed."""
+    steps = [{**step, "program": rewrite(step) or step["program"]} for step in entry["steps"]]
     if steps == entry["steps"]:
         return None
     return {**entry, "steps": steps, "provenance": {**entry["provenance"], "generalised": True}}
+
+
+#: The rewrites a refused candidate gets, in this order, each checked on the same seeds and kept
+#: when it goes further there, with what the progress line says of a candidate kept after it.
+REWRITES: tuple[tuple[Callable[[dict[str, Any], Check], dict[str, Any] | None], str], ...] = (
+    (generalised, "literals read from the task"),
+    (panels_searched, "closed panels searched"),
+)
 
 
 def _why(episode: Episode) -> str:
@@ -290,11 +313,14 @@ class Harvest(Pool):
         seeds = distinct_seeds(lambda seed: session.env.reset(task, seed), entry["instruction"],
                                self.config.check_seeds)
         result = check(session, task, entry, seeds, self.settings)
-        lifted = generalised(entry, result.instruction) if result.refusal is not None else None
-        if lifted is not None:
-            again = check(session, task, lifted, seeds, self.settings)
-            if again.refusal is None or len(again.passed) > len(result.passed):
-                entry, result = lifted, again
+        notes = []
+        for rewrite, note in REWRITES:
+            rewritten = rewrite(entry, result) if result.refusal is not None else None
+            if rewritten is not None:
+                again = check(session, task, rewritten, seeds, self.settings)
+                if again.refusal is None or len(again.passed) > len(result.passed):
+                    entry, result = rewritten, again
+                    notes.append(note)
         record["check_seeds"] = result.passed
         if result.refusal is not None:
             record["refusal"] = result.refusal
@@ -307,7 +333,7 @@ class Harvest(Pool):
         stored = store.twin(task, entry, self.store_dir) if outcome == "duplicate" else None
         if _from_this_episode(stored, entry):
             outcome = "kept"  # generalised and stored before an interruption, so the twin check above missed it
-        return outcome, f"solved; {outcome}" + (" (literals read from the task)" if record["generalised"] else "")
+        return outcome, f"solved; {outcome}" + (f" ({'; '.join(notes)})" if notes else "")
 
 
 class Recheck(Harvest):
