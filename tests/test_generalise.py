@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from webwise.generalise import lift, pattern, search_panels
+from webwise.generalise import lift, pattern, search_panels, skip_unseen_items
 
 SELECT = "Select peh7J and click Submit."
 OTHER = "Select Yfewp1 and click Submit."
@@ -267,3 +267,40 @@ def test_a_click_on_a_computed_text_searches_the_tabs_a_check_seed_hid_it_in() -
 def test_a_click_is_left_as_it_is_unless_a_closed_panel_hid_a_computed_text_behind_a_set_of_controls(
         program: str, refusal: str, page: list[dict[str, str]]) -> None:
     assert search_panels(program, refusal, page) is None
+
+
+LOOP = ("import re\nfor item in re.search(r'Select (.+?) and', task).group(1).split(', '):\n"
+        "    click('label', item)\nclick('button', 'Submit')")
+NOTHING = "seed 100000: ActionError: no 'label' element with text 'nothing'; closest: label 'NHYf', label 'wp'"
+
+
+def test_a_loop_over_the_task_s_items_acts_only_on_those_the_page_shows_once_one_was_missing() -> None:
+    skipping = skip_unseen_items(LOOP, NOTHING)
+    assert skipping == ("import re\ntexts_on_page = [element['text'] for element in observation]\n"
+                        "for item in re.search(r'Select (.+?) and', task).group(1).split(', '):\n"
+                        "    if item in texts_on_page:\n        click('label', item)\nclick('button', 'Submit')")
+    clicked: list[tuple[str, str]] = []
+    page = [{"text": "NHYf"}, {"text": "wp"}, {"text": "Submit"}]
+    for instruction in ("Select nothing and click Submit.", "Select wp, NHYf and click Submit."):
+        exec(skipping, {"task": instruction, "observation": page,  # noqa: S102 -- the test's own rewrite
+                        "click": lambda tag, text: clicked.append((tag, text))})
+    assert clicked == [("button", "Submit"), ("label", "wp"), ("label", "NHYf"), ("button", "Submit")]
+
+
+def test_only_the_outermost_loop_over_the_task_s_items_is_guarded() -> None:
+    nested = ("items = task.split(', ')\nfor item in items:\n    for again in items:\n"
+              "        click('label', again)\n    click('label', item)")
+    assert skip_unseen_items(nested, NOTHING) == (
+        "import re\ntexts_on_page = [element['text'] for element in observation]\nitems = task.split(', ')\n"
+        "for item in items:\n    if item in texts_on_page:\n        for again in items:\n"
+        "            click('label', again)\n        click('label', item)")
+
+
+@pytest.mark.parametrize(("program", "refusal"), [
+    (LOOP, "seed 100000: not solved (reward -1)"),                                    # no item was missing
+    ("for item in ['a', 'b']:\n    click('label', item)", NOTHING),                   # not the task's items
+    ("for item in task.split():\n    if item in str(observation):\n        click('label', item)", NOTHING),
+])
+def test_a_loop_is_left_as_it_is_unless_it_took_an_item_of_the_task_the_page_did_not_show(
+        program: str, refusal: str) -> None:
+    assert skip_unseen_items(program, refusal) is None

@@ -175,6 +175,21 @@ def test_a_loop_over_the_task_s_list_is_kept_where_another_seed_lists_nothing(tm
     assert entry["provenance"]["check_seeds"] == [100000, 100003, 100004]
 
 
+def test_a_loop_of_the_model_s_own_over_the_task_s_list_is_kept_skipping_items_the_page_does_not_show(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Seed 10006 lists three boxes and the program loops over the task's list; check seed 100000
+    says "Select nothing", whose 'nothing' no label has."""
+    program = ("import re\nfor item in re.search(r'Select (.+?) and', task).group(1).split(', '):\n"
+               "    click('label', item)\nclick('button', 'Submit')")
+    llm = replay(tmp_path, {"click-checkboxes-transfer": [f"```python\n{program}\n```"]})
+    assert main(["harvest", "--tasks", "click-checkboxes-transfer", "--seeds", "1", "--seed-start", "10006",
+                 "--llm", llm, "--store", str(tmp_path / "store")]) == 0
+    assert "solved; kept (items the page does not show skipped)" in capsys.readouterr().err
+    [entry] = json.loads((tmp_path / "store" / "click-checkboxes-transfer.json").read_text())
+    assert "    if item in texts_on_page:\n        click('label', item)" in entry["steps"][0]["program"]
+    assert entry["provenance"]["check_seeds"][0] == 100000
+
+
 def test_auto_near_shows_a_task_without_examples_a_relative_s_and_its_example_says_whose(tmp_path: Path) -> None:
     store_dir = tmp_path / "store"
     llm = readers(tmp_path)

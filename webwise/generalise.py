@@ -59,6 +59,11 @@ text (:func:`search_panels`)::
         shown_texts = [element['text'] for element in click('ui-tabs-anchor', panel)]
     click('a', from_task)
 
+A loop of the model's own over a list read from ``task`` that raised on a check seed for want
+of an element with one of its items' texts ("Select nothing and click Submit." lists
+"nothing") acts only on the items the page shows, as the list rewrite's loops do
+(:func:`skip_unseen_items`).
+
 Comments that name a lifted text go with it. The rewrite is only a candidate: the harvest
 keeps it if it solves the check's fresh seeds, as any other. It never touches literals the
 other instruction also has (``'Submit'``), nor text built at run time (f-strings), so a program
@@ -95,6 +100,8 @@ _UPPER_CASE = re.compile(r"(?i)\bupper[ -]?case")
 #: ("span 'ornare' is in a closed panel: click('a', '2') opens it").
 _CLOSED_PANEL = re.compile(r"is in a closed panel: click\((.+)\) opens it")
 #: The page's texts as the panel search last saw them, and the control it opens next.
+#: What an action's error says when no element has the text it was given.
+_NO_ELEMENT = "element with text"
 SHOWN_TEXTS = "shown_texts"
 PANEL = "panel"
 
@@ -145,6 +152,53 @@ def search_panels(program: str, refusal: str, page: Sequence[Element]) -> str | 
             "        break",
             f"    {SHOWN_TEXTS} = [element['text'] for element in click({kind!r}, {PANEL})]"]
     return "\n".join(lines)
+
+
+def skip_unseen_items(program: str, refusal: str) -> str | None:
+    """``program`` with the body of each loop over values read from ``task`` run only for an item
+    the page shows as a text (taken before any action), when ``refusal`` is an action that found
+    no element with a text; None otherwise, or when there is no such loop not guarded so already
+    or the program does not parse."""
+    if _NO_ELEMENT not in refusal:
+        return None
+    try:
+        tree = ast.parse(program)
+    except SyntaxError:
+        return None
+    from_task = _read_from_task(tree)
+    loops = [node for node in ast.walk(tree) if isinstance(node, ast.For) and isinstance(node.target, ast.Name)
+             and _names(node.iter) & from_task and not _guarded(node)]
+    loops = [loop for loop in loops if not any(other is not loop and other.lineno < loop.lineno <= (other.end_lineno or 0)
+                                               for other in loops)]  # the outermost: an edit shifts what it holds
+    if not loops:
+        return None
+    lines = program.split("\n")
+    for loop in sorted(loops, key=lambda node: node.lineno, reverse=True):
+        first, last = loop.body[0].lineno, loop.body[-1].end_lineno or loop.body[-1].lineno
+        indent = lines[first - 1][:len(lines[first - 1]) - len(lines[first - 1].lstrip())]
+        assert isinstance(loop.target, ast.Name)  # chosen so above
+        lines[first - 1:last] = [f"{indent}if {loop.target.id} in {PAGE_TEXTS}:",
+                                 *("    " + line if line.strip() else line for line in lines[first - 1:last])]
+    return _importing_re([_PAGE_TEXTS_READ], lines)
+
+
+def _read_from_task(tree: ast.AST) -> set[str]:
+    """``task`` and the variables assigned, in order, from expressions that use one of these."""
+    names = {"task"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and _names(node.value) & names:
+            names |= {target.id for target in node.targets if isinstance(target, ast.Name)}
+    return names
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {name.id for name in ast.walk(node) if isinstance(name, ast.Name)}
+
+
+def _guarded(loop: ast.For) -> bool:
+    """Whether the loop's whole body is already one ``if`` testing its variable against something."""
+    return (len(loop.body) == 1 and isinstance(loop.body[0], ast.If) and isinstance(loop.target, ast.Name)
+            and loop.target.id in _names(loop.body[0].test))
 
 
 def _clicks_computed_text(statement: ast.stmt) -> bool:

@@ -9,7 +9,8 @@ only if its programs, replayed without the model, solve :func:`distinct_seeds` t
 seeds of the task no harvest runs, each asking something new: a program that only worked on
 one page is no example. When the
 check refuses a candidate, the :data:`REWRITES` try to generalise it (the literals it copied
-from the instruction read from ``task``, a search through closed tabs added before a click:
+from the instruction read from ``task``, a loop over the task's items made to skip those the
+page does not show, a search through closed tabs added before a click:
 :mod:`webwise.generalise`), each checked in its place. At most
 :data:`webwise.store.MAX_PER_TASK` per task, no duplicates.
 
@@ -35,7 +36,7 @@ from webwise.agent import Agent, Settings, check_method
 from webwise.bench import EXIT_FAULTS, Job, Key, Pool, read_results, record_key
 from webwise.episode import Episode
 from webwise.errors import ConfigError, Interrupted
-from webwise.generalise import lift, search_panels
+from webwise.generalise import lift, search_panels, skip_unseen_items
 from webwise.llm import ChatModel, make_llm
 from webwise.llm.replay import ReplayModel
 from webwise.provenance import code_version
@@ -216,10 +217,19 @@ def _rewritten(entry: dict[str, Any], rewrite: Callable[[dict[str, Any]], str | 
     return {**entry, "steps": steps, "provenance": {**entry["provenance"], "generalised": True}}
 
 
+def items_skipped(entry: dict[str, Any], refused: Check) -> dict[str, Any] | None:
+    """The entry with each program's loops over values read from ``task`` acting only on items the
+    page shows, when the refusing seed listed one it did not
+    (:func:`webwise.generalise.skip_unseen_items`); None when nothing changed."""
+    reason = refused.refusal or ""
+    return _rewritten(entry, lambda step: skip_unseen_items(step["program"], reason))
+
+
 #: The rewrites a refused candidate gets, in this order, each checked on the same seeds and kept
 #: when it goes further there, with what the progress line says of a candidate kept after it.
 REWRITES: tuple[tuple[Callable[[dict[str, Any], Check], dict[str, Any] | None], str], ...] = (
     (generalised, "literals read from the task"),
+    (items_skipped, "items the page does not show skipped"),
     (panels_searched, "closed panels searched"),
 )
 
