@@ -99,9 +99,9 @@ _UPPER_CASE = re.compile(r"(?i)\bupper[ -]?case")
 #: The executor's error for a text out of view in a closed panel, with the call that opens it
 #: ("span 'ornare' is in a closed panel: click('a', '2') opens it").
 _CLOSED_PANEL = re.compile(r"is in a closed panel: click\((.+)\) opens it")
-#: The page's texts as the panel search last saw them, and the control it opens next.
 #: What an action's error says when no element has the text it was given.
 _NO_ELEMENT = "element with text"
+#: The page's texts as the panel search last saw them, and the control it opens next.
 SHOWN_TEXTS = "shown_texts"
 PANEL = "panel"
 
@@ -168,8 +168,8 @@ def skip_unseen_items(program: str, refusal: str) -> str | None:
     from_task = _read_from_task(tree)
     loops = [node for node in ast.walk(tree) if isinstance(node, ast.For) and isinstance(node.target, ast.Name)
              and _names(node.iter) & from_task and not _guarded(node)]
-    loops = [loop for loop in loops if not any(other is not loop and other.lineno < loop.lineno <= (other.end_lineno or 0)
-                                               for other in loops)]  # the outermost: an edit shifts what it holds
+    loops = [loop for loop in loops  # the outermost only: an edit shifts the lines of what it holds
+             if not any(other.lineno < loop.lineno <= (other.end_lineno or 0) for other in loops)]
     if not loops:
         return None
     lines = program.split("\n")
