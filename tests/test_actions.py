@@ -130,6 +130,20 @@ def test_a_link_in_a_closed_panel_is_named_with_the_click_that_opens_it(
     assert executor.outcome.done
 
 
+def test_a_name_in_a_closed_folder_is_named_with_the_folder_that_opens_it(env: MiniWoBEnv) -> None:
+    """A file tree keeps a closed folder's items out of the observation, in a hidden list under the
+    folder's own list item: the error names the folder, and clicking it shows the name."""
+    executor = start(env, "navigate-tree", 1)
+    word, folder = env.script("var s = Array.from(document.querySelectorAll('#tree ul span'))"
+                              ".find(e => !e.getClientRects().length);"
+                              "var item = s.closest('ul').parentElement;"
+                              "return [s.textContent, item.querySelector(':scope > span').textContent];")
+    with pytest.raises(ActionError, match=re.escape(f"is in a closed panel: click('span', {folder!r}) opens it")):
+        executor.click("span", word)
+    observation = executor.click("span", folder)
+    assert word in {element["text"] for element in observation}
+
+
 def test_the_page_is_read_once_an_opening_panel_stops_moving(env: MiniWoBEnv) -> None:
     """click-collapsible-2's accordion animates one section shut and the next open; a page
     read meanwhile showed the closing section's links and none of the opening one's."""

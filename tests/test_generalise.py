@@ -257,6 +257,14 @@ def test_a_click_on_a_computed_text_searches_the_tabs_a_check_seed_hid_it_in() -
         ("ui-tabs-anchor", "1"), ("ui-tabs-anchor", "2"), ("ui-tabs-anchor", "3"), ("a", "ornare")]
 
 
+def test_a_tree_showing_one_folder_is_searched_by_that_folder_s_class() -> None:
+    tree = [{"tag": "span", "text": "Lyda", "id": "", "classes": "file"},
+            {"tag": "span", "text": "Agustina", "id": "", "classes": "folder"}]
+    hidden = "seed 100000: ActionError: ...; span 'Sergio' is in a closed panel: click('span', 'Agustina') opens it"
+    searched = search_panels(READ_LINK + "click('span', link)", hidden, tree)
+    assert searched is not None and "click('folder', panel)" in searched
+
+
 @pytest.mark.parametrize(("program", "refusal", "page"), [
     (READ_LINK + "click('a', link)", "seed 100002: not solved (reward 0)", TABS),       # nothing was hidden
     ("click('a', 'ornare')", HIDDEN, TABS),                                             # a literal: the other rewrite's

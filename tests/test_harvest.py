@@ -263,6 +263,19 @@ def test_a_link_another_seed_hides_in_a_closed_tab_is_kept_searched_for_through_
     assert entry["provenance"]["generalised"] is True and entry["provenance"]["check_seeds"] == [100000, 100001, 100002]
 
 
+def test_a_name_copied_from_the_instruction_is_read_from_it_and_searched_for_in_closed_folders(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Seed 10000 shows "Karrie" at the top of the tree and the program clicks it by that name.
+    Read from the task, the name still fails check seed 100000, which hides it in a folder that
+    seed names; the folder search, added on top of the first rewrite, passes."""
+    llm = replay(tmp_path, {"navigate-tree": ["```python\nclick('span', 'Karrie')\n```"]})
+    assert main(["harvest", "--tasks", "navigate-tree", "--seeds", "1", "--llm", llm,
+                 "--store", str(tmp_path / "store")]) == 0
+    assert "solved; kept (literals read from the task; closed panels searched)" in capsys.readouterr().err
+    [entry] = json.loads((tmp_path / "store" / "navigate-tree.json").read_text())
+    assert entry["steps"][0]["program"].endswith("click('folder', panel)]\nclick('span', from_task)")
+
+
 def test_a_refused_candidate_is_kept_when_rechecked_with_a_rewrite_added_since(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     """Seed 10000 asks for "SERGIO" in lower case and the program types 'sergio'; check seed 100000

@@ -61,7 +61,8 @@ return [null, name, false];
 # A hidden element whose own text is arguments[0] (else the first that contains it), and the
 # ref of the visible control that opens the panel holding it: a link to an ancestor's id
 # (href="#id"), else an element naming it in aria-controls, as tabs and accordions
-# (jQuery UI, WAI-ARIA) do.
+# (jQuery UI, WAI-ARIA) do; for a hidden list nested in a visible list item (a file tree's
+# closed folder, a submenu), that item's first visible child with a text of its own.
 _HIDDEN_JS = """
 var wanted = arguments[0].toLowerCase();
 function shown(el) { var r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; }
@@ -70,15 +71,25 @@ function ownText(el) {
   el.childNodes.forEach(function (n) { if (n.nodeType === 3) { own += n.textContent; } });
   return own.replace(/\\s+/g, ' ').trim();
 }
+function opener(found) {
+  for (var j = 0; j < found.length; j++) {
+    if (shown(found[j]) && found[j].dataset.wob_ref) { return +found[j].dataset.wob_ref; }
+  }
+  return null;
+}
 function control(el) {
   for (var up = el.parentElement; up && up !== document.body; up = up.parentElement) {
-    if (!up.id) { continue; }
-    var id = CSS.escape(up.id);
-    var found = Array.from(document.querySelectorAll('a[href="#' + id + '"]')).concat(
-      Array.from(document.querySelectorAll('[aria-controls="' + id + '"]')));
-    for (var j = 0; j < found.length; j++) {
-      if (shown(found[j]) && found[j].dataset.wob_ref) { return +found[j].dataset.wob_ref; }
+    var ref = null;
+    if (up.id) {
+      var id = CSS.escape(up.id);
+      ref = opener(Array.from(document.querySelectorAll('a[href="#' + id + '"]')).concat(
+        Array.from(document.querySelectorAll('[aria-controls="' + id + '"]'))));
     }
+    var item = up.parentElement;
+    if (ref === null && /^[UO]L$/.test(up.tagName) && !shown(up) && item.tagName === 'LI' && shown(item)) {
+      ref = opener(Array.from(item.children).filter(function (c) { return c !== up && ownText(c); }));
+    }
+    if (ref !== null) { return ref; }
   }
   return null;
 }

@@ -121,8 +121,8 @@ def search_panels(program: str, refusal: str, page: Sequence[Element]) -> str | 
     """``program`` with each top-level click on a text it computes (a variable or expression, not
     a literal) preceded by a search through the page's panels, when ``refusal`` (why a check seed
     failed) says the text was in a closed panel; None otherwise, or when the program does not parse
-    or has no such click, or ``page`` (the page the program saw) shows no set of controls like the
-    one the error names.
+    or has no such click, or ``page`` (the page where the error was raised) shows no set of
+    controls like the one the error names.
 
     Tabs and accordion sections keep their closed panels' content out of the page, so a program
     that clicked a link its own seed showed fails on a seed that puts it in another tab
@@ -210,16 +210,16 @@ def _clicks_computed_text(statement: ast.stmt) -> bool:
 
 
 def _panel_class(tag: str, text: str, page: Sequence[Element]) -> str | None:
-    """The class that the control ``click(tag, text)`` names shares with another element of
-    ``page``: what makes it one of a set of tabs or section headers. None when the page has no
-    such control."""
+    """The class of the control ``click(tag, text)`` names on ``page`` that makes it one of a set
+    of tabs, section headers or folders: the first it shares with another element, else its
+    first (a tree may show one folder). None when the page has no such control, or it has no
+    class."""
     control = next((element for element in page
                     if text in (element.get("text"), element.get("id"))
                     and tag in (element.get("tag"), *element.get("classes", "").split())), None)
-    if control is None:
-        return None
-    classes = [name for element in page if element is not control for name in element.get("classes", "").split()]
-    return next((name for name in control.get("classes", "").split() if name in classes), None)
+    own = control.get("classes", "").split() if control is not None else []
+    others = {name for element in page if element is not control for name in element.get("classes", "").split()}
+    return next((name for name in own if name in others), own[0] if own else None)
 
 
 def _from_instruction(tree: ast.AST, instruction: str, not_in: str | None = None) -> list[ast.Constant]:

@@ -170,6 +170,8 @@ class Check:
     passed: list[int]
     refusal: str | None = None
     instruction: str = ""
+    #: The page the program that raised there saw (empty when none raised).
+    page: list[dict[str, Any]] = field(default_factory=list)
 
 
 def check(session: Session, task: str, entry: dict[str, Any], seeds: Sequence[int], settings: Settings) -> Check:
@@ -187,7 +189,8 @@ def check(session: Session, task: str, entry: dict[str, Any], seeds: Sequence[in
     for seed in seeds:
         episode = agent.run(task, seed, "webwise", "none")
         if not episode.success or any(step.error for step in episode.trace):
-            return Check(passed, f"seed {seed}: {_why(episode)}", episode.utterance)
+            raised = next((step.observation for step in episode.trace if step.error), [])
+            return Check(passed, f"seed {seed}: {_why(episode)}", episode.utterance, raised)
         passed.append(seed)
     return Check(passed)
 
@@ -203,9 +206,10 @@ def generalised(entry: dict[str, Any], refused: Check) -> dict[str, Any] | None:
 def panels_searched(entry: dict[str, Any], refused: Check) -> dict[str, Any] | None:
     """The entry with each program's clicks on a computed text preceded by a search through the
     page's tabs or sections, when the refusing seed hid that text in a closed one
-    (:func:`webwise.generalise.search_panels`); None when nothing changed."""
+    (:func:`webwise.generalise.search_panels`, given the page where the error named the control
+    that opens it: a folder's name is that seed's own); None when nothing changed."""
     reason = refused.refusal or ""
-    return _rewritten(entry, lambda step: search_panels(step["program"], reason, step["observation"]))
+    return _rewritten(entry, lambda step: search_panels(step["program"], reason, refused.page))
 
 
 def _rewritten(entry: dict[str, Any], rewrite: Callable[[dict[str, Any]], str | None]) -> dict[str, Any] | None:
@@ -322,15 +326,7 @@ class Harvest(Pool):
             return "duplicate", "solved; duplicate"
         seeds = distinct_seeds(lambda seed: session.env.reset(task, seed), entry["instruction"],
                                self.config.check_seeds)
-        result = check(session, task, entry, seeds, self.settings)
-        notes = []
-        for rewrite, note in REWRITES:
-            rewritten = rewrite(entry, result) if result.refusal is not None else None
-            if rewritten is not None:
-                again = check(session, task, rewritten, seeds, self.settings)
-                if again.refusal is None or len(again.passed) > len(result.passed):
-                    entry, result = rewritten, again
-                    notes.append(note)
+        entry, result, notes = self._rewritten(session, task, entry, seeds)
         record["check_seeds"] = result.passed
         if result.refusal is not None:
             record["refusal"] = result.refusal
@@ -344,6 +340,25 @@ class Harvest(Pool):
         if _from_this_episode(stored, entry):
             outcome = "kept"  # generalised and stored before an interruption, so the twin check above missed it
         return outcome, f"solved; {outcome}" + (f" ({'; '.join(notes)})" if notes else "")
+
+
+    def _rewritten(self, session: Session, task: str, entry: dict[str, Any],
+                   seeds: Sequence[int]) -> tuple[dict[str, Any], Check, list[str]]:
+        """The version of ``entry`` that went furthest in the check, its check, and the notes of the
+        :data:`REWRITES` that made it. Each rewrite works on the one before it whether or not that
+        one went further: reading a literal from the task may not pass another seed until the
+        panel search is added too."""
+        notes: list[str] = []
+        best = current = (entry, check(session, task, entry, seeds, self.settings), notes)
+        for rewrite, note in REWRITES:
+            if best[1].refusal is None:
+                break
+            rewritten = rewrite(current[0], current[1])
+            if rewritten is not None:
+                current = (rewritten, check(session, task, rewritten, seeds, self.settings), [*current[2], note])
+                if current[1].refusal is None or len(current[1].passed) > len(best[1].passed):
+                    best = current
+        return best
 
 
 class Recheck(Harvest):
