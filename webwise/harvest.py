@@ -10,7 +10,7 @@ seeds of the task no harvest runs, each asking something new: a program that onl
 one page is no example. When the
 check refuses a candidate, the :data:`REWRITES` try to generalise it (the literals it copied
 from the instruction read from ``task``, a loop over the task's items made to skip those the
-page does not show, a search through closed tabs added before a click:
+page does not show, a search through closed tabs, sections or folders added before a click:
 :mod:`webwise.generalise`), each checked in its place. At most
 :data:`webwise.store.MAX_PER_TASK` per task, no duplicates.
 
@@ -203,9 +203,17 @@ def generalised(entry: dict[str, Any], refused: Check) -> dict[str, Any] | None:
                                                step["observation"]))
 
 
+def items_skipped(entry: dict[str, Any], refused: Check) -> dict[str, Any] | None:
+    """The entry with each program's loops over values read from ``task`` acting only on items the
+    page shows, when the refusing seed listed one it did not
+    (:func:`webwise.generalise.skip_unseen_items`); None when nothing changed."""
+    reason = refused.refusal or ""
+    return _rewritten(entry, lambda step: skip_unseen_items(step["program"], reason))
+
+
 def panels_searched(entry: dict[str, Any], refused: Check) -> dict[str, Any] | None:
     """The entry with each program's clicks on a computed text preceded by a search through the
-    page's tabs or sections, when the refusing seed hid that text in a closed one
+    page's tabs, sections or folders, when the refusing seed hid that text in a closed one
     (:func:`webwise.generalise.search_panels`, given the page where the error named the control
     that opens it: a folder's name is that seed's own); None when nothing changed."""
     reason = refused.refusal or ""
@@ -221,16 +229,8 @@ def _rewritten(entry: dict[str, Any], rewrite: Callable[[dict[str, Any]], str | 
     return {**entry, "steps": steps, "provenance": {**entry["provenance"], "generalised": True}}
 
 
-def items_skipped(entry: dict[str, Any], refused: Check) -> dict[str, Any] | None:
-    """The entry with each program's loops over values read from ``task`` acting only on items the
-    page shows, when the refusing seed listed one it did not
-    (:func:`webwise.generalise.skip_unseen_items`); None when nothing changed."""
-    reason = refused.refusal or ""
-    return _rewritten(entry, lambda step: skip_unseen_items(step["program"], reason))
-
-
-#: The rewrites a refused candidate gets, in this order, each checked on the same seeds and kept
-#: when it goes further there, with what the progress line says of a candidate kept after it.
+#: The rewrites a refused candidate gets, in this order, each on what the one before made (see
+#: :meth:`Harvest._furthest`), with what the progress line says of a candidate kept after it.
 REWRITES: tuple[tuple[Callable[[dict[str, Any], Check], dict[str, Any] | None], str], ...] = (
     (generalised, "literals read from the task"),
     (items_skipped, "items the page does not show skipped"),
@@ -326,7 +326,7 @@ class Harvest(Pool):
             return "duplicate", "solved; duplicate"
         seeds = distinct_seeds(lambda seed: session.env.reset(task, seed), entry["instruction"],
                                self.config.check_seeds)
-        entry, result, notes = self._rewritten(session, task, entry, seeds)
+        entry, result, notes = self._furthest(session, task, entry, seeds)
         record["check_seeds"] = result.passed
         if result.refusal is not None:
             record["refusal"] = result.refusal
@@ -341,8 +341,7 @@ class Harvest(Pool):
             outcome = "kept"  # generalised and stored before an interruption, so the twin check above missed it
         return outcome, f"solved; {outcome}" + (f" ({'; '.join(notes)})" if notes else "")
 
-
-    def _rewritten(self, session: Session, task: str, entry: dict[str, Any],
+    def _furthest(self, session: Session, task: str, entry: dict[str, Any],
                    seeds: Sequence[int]) -> tuple[dict[str, Any], Check, list[str]]:
         """The version of ``entry`` that went furthest in the check, its check, and the notes of the
         :data:`REWRITES` that made it. Each rewrite works on the one before it whether or not that
