@@ -131,12 +131,14 @@ def search_panels(program: str, refusal: str, page: Sequence[Element]) -> str | 
     page shows the text, then clicks it as before.
     """
     named = _CLOSED_PANEL.search(refusal)
+    if named is None:
+        return None
     try:
         tree = ast.parse(program)
-        tag, text = ast.literal_eval(f"({named.group(1)},)") if named else ("", "")
+        tag, text = ast.literal_eval(f"({named.group(1)},)")
     except (SyntaxError, ValueError):
         return None
-    kind = _panel_class(tag, text, page) if named else None
+    kind = _panel_class(tag, text, page)
     clicks = [statement for statement in tree.body if _clicks_computed_text(statement)]
     if kind is None or not clicks:
         return None
@@ -192,6 +194,7 @@ def _read_from_task(tree: ast.AST) -> set[str]:
 
 
 def _names(node: ast.AST) -> set[str]:
+    """The variable names ``node`` uses."""
     return {name.id for name in ast.walk(node) if isinstance(name, ast.Name)}
 
 
