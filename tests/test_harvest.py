@@ -68,6 +68,18 @@ def test_successes_kept_failures_and_duplicates_refused(tmp_path: Path) -> None:
     assert not (tmp_path / "store" / "click-link.json").exists()
 
 
+def test_an_unsolved_episode_records_why_for_people_to_read(tmp_path: Path) -> None:
+    """A curator reads from the journal how each attempt of an unsolved episode ended and what it ran."""
+    llm = replay(tmp_path, {"click-link": [WRONG] * 8})
+    progress = io.StringIO()
+    harvest(["click-link"], seeds=1, trials=2, max_steps=1, llm=llm, store_dir=tmp_path / "store", progress=progress)
+    [record] = journal(tmp_path / "store")
+    assert record["outcome"] == "not solved" and len(record["endings"]) == 2
+    assert record["programs"] == ["click('button', 'no such button')"]
+    assert record["verdict"] == f"not solved ({', '.join(record['endings'])})"
+    assert record["verdict"] in progress.getvalue()
+
+
 def test_a_program_that_differs_only_in_comments_and_layout_is_a_duplicate(tmp_path: Path) -> None:
     recommented = ("```python\nimport re  # the quoted name\n\n"
                    "click( 'button',re.search(r'\"(.*)\"', task).group(1) )  # press it\n```")

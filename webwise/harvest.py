@@ -238,6 +238,15 @@ REWRITES: tuple[tuple[Callable[[dict[str, Any], Check], dict[str, Any] | None], 
 )
 
 
+def _unsolved(episode: Episode, record: dict[str, Any]) -> str:
+    """The verdict on an episode the model did not solve. ``record`` gets what a person needs
+    to see why, without running it again: how each attempt ended and the last one's programs."""
+    record["endings"] = [trial.ending for trial in episode.trials]
+    last = episode.trials[-1].trial if episode.trials else None
+    record["programs"] = [step.program for step in episode.trace if step.trial == last and step.program is not None]
+    return "not solved" + (f" ({', '.join(record['endings'])})" if record["endings"] else "")
+
+
 def _why(episode: Episode) -> str:
     error = next((step.error for step in episode.trace if step.error), None) or episode.error
     if error:
@@ -305,7 +314,7 @@ class Harvest(Pool):
             episode = session.run(job.task, job.seed, job.method, job.examples)
             record.update(success=episode.success, error=episode.error, infra_error=episode.infra_error)
             outcome, verdict = (self._candidate(session, job.task, entry_from(episode), record) if episode.success
-                                else ("not solved", "not solved"))
+                                else ("not solved", _unsolved(episode, record)))
         record.update(outcome=outcome, verdict=verdict, seconds=round(time.monotonic() - started, 3))
         return record
 
