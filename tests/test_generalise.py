@@ -184,6 +184,35 @@ def test_a_value_typed_from_beside_the_instruction_s_key_is_read_from_the_page_t
     assert names["typed"] == "large"
 
 
+FORM = [{**element, "id": ""} for element in TABLE[:4]] + [{"tag": "label", "text": "Size:", "id": "ll1"}, {"tag": "input_text", "text": "", "id": "tt1"},
+                    {"tag": "button", "text": "Submit", "id": "subbtn"}]
+SAME = "Enter the value that corresponds with each label into the form."
+
+
+def test_a_value_typed_for_a_field_s_label_is_read_from_the_page_beside_that_label() -> None:
+    """The instruction is the same on every seed; the form's label says which row to copy."""
+    lifted = lift("click('input_text', 'tt1')\nenter_text('large')\nclick('button', 'Submit')", SAME, SAME, FORM)
+    assert lifted == ("texts_on_page = [element['text'] for element in observation]\n"
+                      "ids_on_page = [element['id'] for element in observation]\n"
+                      "click('input_text', 'tt1')\n"
+                      "enter_text(texts_on_page[texts_on_page.index(texts_on_page[ids_on_page.index('tt1') - 1]"
+                      ".rstrip(': ')) + 1])\nclick('button', 'Submit')")
+    other_page = [{**element, "text": "Colour:"} if element.get("id") == "ll1" else element for element in FORM]
+    names = {"observation": other_page}
+    exec(lifted.replace("click(", "(").replace("enter_text(", "typed = ("), names)  # noqa: S102 -- the test's own
+    assert names["typed"] == "teal"
+
+
+@pytest.mark.parametrize("page", [
+    TABLE,                                                                     # no form labels the field
+    FORM[:4] + [{"tag": "label", "text": "Size", "id": "ll1"}] + FORM[5:],    # the label is the key itself
+    FORM[:4] + [{"tag": "label", "text": "Size:", "id": "ll1"}, FORM[6]],     # the label stands before no field
+    [*FORM[:2], {"tag": "td", "text": "Size"}, {"tag": "td", "text": "small"}, *FORM[2:]],  # 'Size' first finds 'small'
+])
+def test_a_page_text_is_left_unless_a_field_s_label_finds_it(page: list[dict[str, str]]) -> None:
+    assert lift("enter_text('large')", SAME, SAME, page) is None
+
+
 @pytest.mark.parametrize(("program", "instruction", "other"), [
     ("enter_text('teal')", "Type the Colour here.", "Type the Colour there."),   # the key does not vary
     ("enter_text('teal')", "Type teal, the Colour.", "Type the Size."),          # the value is the instruction's
@@ -299,7 +328,7 @@ def test_only_the_outermost_loop_over_the_task_s_items_is_guarded() -> None:
     nested = ("items = task.split(', ')\nfor item in items:\n    for again in items:\n"
               "        click('label', again)\n    click('label', item)")
     assert skip_unseen_items(nested, NOTHING) == (
-        "import re\ntexts_on_page = [element['text'] for element in observation]\nitems = task.split(', ')\n"
+        "texts_on_page = [element['text'] for element in observation]\nitems = task.split(', ')\n"
         "for item in items:\n    if item in texts_on_page:\n        for again in items:\n"
         "            click('label', again)\n        click('label', item)")
 

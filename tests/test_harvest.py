@@ -260,6 +260,20 @@ def test_a_value_typed_from_the_cell_beside_the_instruction_s_key_is_kept_read_f
     assert "enter_text(texts_on_page[texts_on_page.index(from_task) + 1])" in entry["steps"][0]["program"]
 
 
+def test_values_typed_for_the_form_s_labels_are_kept_read_from_the_table_beside_those_labels(
+        tmp_path: Path) -> None:
+    """read-table-2 asks the same on every seed; seed 10000's form labels its fields "Year of Birth:"
+    and "Color:", and the program typed the table's cells after those texts. The check's seeds label
+    other rows, which the rewrite reads from the table by each field's label."""
+    program = ("click('input_text', 'tt1')\nenter_text('1968')\nclick('input_text', 'tt2')\n"
+               "enter_text('silver')\nclick('button', 'Submit')")
+    llm = replay(tmp_path, {"read-table-2": [f"```python\n{program}\n```"]})
+    [report] = harvest(["read-table-2"], seeds=1, llm=llm, store_dir=tmp_path / "store", progress=QUIET)
+    assert (report.kept, report.generalised) == (1, 1)
+    [entry] = json.loads((tmp_path / "store" / "read-table-2.json").read_text())
+    assert "ids_on_page.index('tt2') - 1]" in entry["steps"][0]["program"]
+
+
 def test_a_link_another_seed_hides_in_a_closed_tab_is_kept_searched_for_through_the_tabs(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Seed 10000 shows the link in the open tab, and the program reads it from the task and clicks

@@ -41,6 +41,14 @@ page beside that key, whose texts are taken once, before any action changes the 
     texts_on_page = [element['text'] for element in observation]
     enter_text(texts_on_page[texts_on_page.index(from_task) + 1])
 
+When the key is not the instruction's but the label the form shows just before the field
+("Color:" before the field 'tt1', for "Enter the value that corresponds with each label"), the
+key is read from the page too, by the field's id, which stays while the labels change::
+
+    texts_on_page = [element['text'] for element in observation]
+    ids_on_page = [element['id'] for element in observation]
+    enter_text(texts_on_page[texts_on_page.index(texts_on_page[ids_on_page.index('tt1') - 1].rstrip(': ')) + 1])
+
 A copy the model typed all in upper or all in lower case keeps that case (typed text is
 checked letter for letter); when the instruction names the case ("in all upper case letters"),
 the case is read from ``task`` too, since another seed may ask for the other::
@@ -92,7 +100,13 @@ _BEFORE = re.compile(r"\w+\W*$")
 _AFTER = re.compile(r"\W*\w+")
 _SPECIAL = re.compile(r"[.^$*+?{}\[\]\\|()]")
 _DIGITS = re.compile(r"\d+")
+_USES_RE = re.compile(r"\bre\.")
 _PAGE_TEXTS_READ = f"{PAGE_TEXTS} = [element['text'] for element in observation]"
+#: The page's element ids in document order, read with its texts.
+PAGE_IDS = "ids_on_page"
+_PAGE_IDS_READ = f"{PAGE_IDS} = [element['id'] for element in observation]"
+#: Tags of the fields a form labels.
+_FIELD_TAGS = ("input", "textarea", "select")
 #: An instruction naming the case to type in ("in all upper case letters").
 _NAMED_CASE = re.compile(r"(?i)\b(upper|lower)[ -]?case")
 _UPPER_CASE = re.compile(r"(?i)\bupper[ -]?case")
@@ -109,7 +123,8 @@ PANEL = "panel"
 def lift(program: str, instruction: str, other: str, page: Sequence[Element] = ()) -> str | None:
     """``program`` with the literals that vary between ``instruction`` and ``other`` (the
     instruction of a seed it failed on) read from ``task``, or from ``page`` (the page the
-    program saw) beside a text read from ``task``; None when there is none to lift or the
+    program saw) beside a text read from ``task`` or from a field's label; None when there is
+    none to lift or the
     program does not parse. A run of statements that differ only in taking the items of one
     of the instruction's lists in turn becomes a loop over that list first
     (:func:`_lift_list`), then each literal left is lifted on its own."""
@@ -336,9 +351,11 @@ def _as_loop(program: str, statements: list[ast.stmt], literal: ast.Constant, sp
 
 
 def _importing_re(reads: list[str], lines: list[str]) -> str:
-    """The program: ``import re`` (once, first), the ``reads`` of the task and page, then ``lines``
-    (without a read an earlier rewrite already put there)."""
-    return "\n".join(["import re", *reads, *(line for line in lines if line != "import re" and line not in reads)])
+    """The program: ``import re`` (once, first, when it uses ``re``), the ``reads`` of the task
+    and page, then ``lines`` (without a read an earlier rewrite already put there)."""
+    body = [*reads, *(line for line in lines if line != "import re" and line not in reads)]
+    uses_re = any(_USES_RE.search(line) for line in body)
+    return "\n".join(["import re", *body] if uses_re else body)
 
 
 def _lift_literals(program: str, instruction: str, other: str, page: Sequence[Element] = ()) -> str | None:
@@ -346,8 +363,8 @@ def _lift_literals(program: str, instruction: str, other: str, page: Sequence[El
     each literal built around a number the instruction states (:func:`_numbered`) built from
     that number read from ``task``, each whole number passed to an action that the
     instruction states (:func:`_whole_numbers`) read from ``task`` the same way, and each text
-    of ``page`` that stands right after a text read from ``task`` (:func:`_beside`) read from
-    the page there."""
+    of ``page`` that stands right after a text read from ``task`` (:func:`_beside`), or right
+    after the text of a field's label (:func:`_labelled`), read from the page there."""
     try:
         tree = ast.parse(program)
     except SyntaxError:
@@ -360,9 +377,12 @@ def _lift_literals(program: str, instruction: str, other: str, page: Sequence[El
     taken |= {id(node) for node, *_ in numbered}
     beside = [(node, key) for node in strings if id(node) not in taken
               for key in [_beside(node.value, texts, instruction, other)] if key is not None]
+    taken |= {id(node) for node, _ in beside}
+    labelled = [(node, field) for node in strings if id(node) not in taken
+                for field in [_labelled(node.value, page, instruction)] if field is not None]
     counts = [(node, found[0]) for node in _whole_numbers(tree)
               for found in [_numbered(str(node.value), instruction, other)] if found is not None]
-    if not literals and not numbered and not counts and not beside:
+    if not literals and not numbered and not counts and not beside and not labelled:
         return None
     names: dict[str, str] = {}  # the pattern that reads a value -> its variable
     edits: list[tuple[ast.Constant, str]] = []
@@ -378,15 +398,20 @@ def _lift_literals(program: str, instruction: str, other: str, page: Sequence[El
     for node, key in beside:
         name = _name(names, _raw(pattern(key, instruction)))
         edits.append((node, f"{PAGE_TEXTS}[{PAGE_TEXTS}.index({name}) + 1]"))
+    for node, field in labelled:
+        label = f"{PAGE_TEXTS}[{PAGE_IDS}.index({field!r}) - 1].rstrip(': ')"
+        edits.append((node, f"{PAGE_TEXTS}[{PAGE_TEXTS}.index({label}) + 1]"))
     lines = [line.encode() for line in program.splitlines()]  # ast's columns count UTF-8 bytes
     for node, text in sorted(edits, key=lambda edit: (edit[0].lineno, edit[0].col_offset), reverse=True):
         line = lines[node.lineno - 1]
         lines[node.lineno - 1] = line[:node.col_offset] + text.encode() + line[node.end_col_offset:]
     reads = [f"{name} = re.search({read}, task).group(1)" for read, name in names.items()]
-    if beside:
+    if beside or labelled:
         reads.append(_PAGE_TEXTS_READ)
+    if labelled:
+        reads.append(_PAGE_IDS_READ)
     values = ([node.value for node in literals] + [node.value[start:end] for node, _, start, end in numbered]
-              + [node.value for node, _ in beside])
+              + [node.value for node, _ in beside + labelled])
     body = _without_comments_naming("\n".join(line.decode() for line in lines), values)
     return _importing_re(reads, body.split("\n"))
 
@@ -430,6 +455,23 @@ def _beside(value: str, texts: Sequence[str], instruction: str, other: str) -> s
     if not _WORD.search(key) or _place(key, instruction) is None or _place(key, other) is not None:
         return None
     return key
+
+
+def _labelled(value: str, page: Sequence[Element], instruction: str) -> str | None:
+    """The id of the field that ``page`` labels with the text just before ``value`` on it (the
+    label stands right before the field and is that text with a colon or so): the value a form
+    asks for by a label it shows, looked up beside the same text elsewhere on the page (a table's
+    cell after 'Color', for the field labelled "Color:"). None when the instruction holds the
+    value, or when the lookup by that text would not find this value."""
+    texts = [element.get("text", "") for element in page]
+    if not _WORD.search(value) or value not in texts[1:] or _place(value, instruction) is not None:
+        return None
+    key = texts[texts.index(value, 1) - 1]
+    if not _WORD.search(key) or texts[texts.index(key) + 1] != value:
+        return None
+    return next((field["id"] for label, field in zip(page, page[1:])
+                 if label.get("text", "") != key and label.get("text", "").rstrip(": ") == key
+                 and field.get("id") and field.get("tag", "").startswith(_FIELD_TAGS)), None)
 
 
 def _name(names: dict[str, str], read: str) -> str:

@@ -197,7 +197,7 @@ def check(session: Session, task: str, entry: dict[str, Any], seeds: Sequence[in
 
 def generalised(entry: dict[str, Any], refused: Check) -> dict[str, Any] | None:
     """The entry with each program's literals that the refusing seed's instruction does not hold
-    read from ``task``, or from the page beside a text read from it, instead
+    read from ``task``, or from the page beside a text read from it or from a field's label, instead
     (:func:`webwise.generalise.lift`); None when nothing changed."""
     return _rewritten(entry, lambda step: lift(step["program"], entry["instruction"], refused.instruction,
                                                step["observation"]))
