@@ -95,6 +95,8 @@ VARIABLE = "from_task"
 LIST_VARIABLE = "item_from_task"
 #: The page's texts in document order, read once before any action changes the page.
 PAGE_TEXTS = "texts_on_page"
+#: The page's element ids in document order, read with its texts (a field found by its id).
+PAGE_IDS = "ids_on_page"
 _WORD = re.compile(r"\w")
 _BEFORE = re.compile(r"\w+\W*$")
 _AFTER = re.compile(r"\W*\w+")
@@ -102,8 +104,6 @@ _SPECIAL = re.compile(r"[.^$*+?{}\[\]\\|()]")
 _DIGITS = re.compile(r"\d+")
 _USES_RE = re.compile(r"\bre\.")
 _PAGE_TEXTS_READ = f"{PAGE_TEXTS} = [element['text'] for element in observation]"
-#: The page's element ids in document order, read with its texts.
-PAGE_IDS = "ids_on_page"
 _PAGE_IDS_READ = f"{PAGE_IDS} = [element['id'] for element in observation]"
 #: Tags of the fields a form labels.
 _FIELD_TAGS = ("input", "textarea", "select")
@@ -124,9 +124,8 @@ def lift(program: str, instruction: str, other: str, page: Sequence[Element] = (
     """``program`` with the literals that vary between ``instruction`` and ``other`` (the
     instruction of a seed it failed on) read from ``task``, or from ``page`` (the page the
     program saw) beside a text read from ``task`` or from a field's label; None when there is
-    none to lift or the
-    program does not parse. A run of statements that differ only in taking the items of one
-    of the instruction's lists in turn becomes a loop over that list first
+    none to lift or the program does not parse. A run of statements that differ only in taking
+    the items of one of the instruction's lists in turn becomes a loop over that list first
     (:func:`_lift_list`), then each literal left is lifted on its own."""
     listed = _lift_list(program, instruction, other)
     return _lift_literals(listed or program, instruction, other, page) or listed
