@@ -184,8 +184,9 @@ def test_a_value_typed_from_beside_the_instruction_s_key_is_read_from_the_page_t
     assert names["typed"] == "large"
 
 
-FORM = [{**element, "id": ""} for element in TABLE[:4]] + [{"tag": "label", "text": "Size:", "id": "ll1"}, {"tag": "input_text", "text": "", "id": "tt1"},
-                    {"tag": "button", "text": "Submit", "id": "subbtn"}]
+FORM = [{**element, "id": ""} for element in TABLE[:4]] + [
+    {"tag": "label", "text": "Size:", "id": "ll1"}, {"tag": "input_text", "text": "", "id": "tt1"},
+    {"tag": "button", "text": "Submit", "id": "subbtn"}]
 SAME = "Enter the value that corresponds with each label into the form."
 
 

@@ -378,7 +378,7 @@ def _lift_literals(program: str, instruction: str, other: str, page: Sequence[El
               for key in [_beside(node.value, texts, instruction, other)] if key is not None]
     taken |= {id(node) for node, _ in beside}
     labelled = [(node, field) for node in strings if id(node) not in taken
-                for field in [_labelled(node.value, page, instruction)] if field is not None]
+                for field in [_labelled(node.value, texts, page, instruction)] if field is not None]
     counts = [(node, found[0]) for node in _whole_numbers(tree)
               for found in [_numbered(str(node.value), instruction, other)] if found is not None]
     if not literals and not numbered and not counts and not beside and not labelled:
@@ -443,30 +443,34 @@ def _named_case(instruction: str) -> str | None:
     return found.group(1).lower() if found else None
 
 
-def _beside(value: str, texts: Sequence[str], instruction: str, other: str) -> str | None:
-    """The text just before ``value`` among a page's ``texts`` (in document order) when that text
-    stands in the instruction, not in ``other``, and ``value`` does not: the answer looked up
-    beside the instruction's key, as a table's cell after its label ("Enter the value of Color"
-    typed 'maroon', the cell after 'Color'). None otherwise."""
+def _key_before(value: str, texts: Sequence[str], instruction: str) -> str | None:
+    """The text just before ``value`` among a page's ``texts`` (in document order), when both hold
+    a word and the instruction does not hold ``value``: the key a looked-up answer stands beside."""
     if not _WORD.search(value) or value not in texts[1:] or _place(value, instruction) is not None:
         return None
     key = texts[texts.index(value, 1) - 1]
-    if not _WORD.search(key) or _place(key, instruction) is None or _place(key, other) is not None:
+    return key if _WORD.search(key) else None
+
+
+def _beside(value: str, texts: Sequence[str], instruction: str, other: str) -> str | None:
+    """The text just before ``value`` among a page's ``texts`` (:func:`_key_before`) when that text
+    stands in the instruction, not in ``other``: the answer looked up beside the instruction's
+    key, as a table's cell after its label ("Enter the value of Color" typed 'maroon', the cell
+    after 'Color'). None otherwise."""
+    key = _key_before(value, texts, instruction)
+    if key is None or _place(key, instruction) is None or _place(key, other) is not None:
         return None
     return key
 
 
-def _labelled(value: str, page: Sequence[Element], instruction: str) -> str | None:
-    """The id of the field that ``page`` labels with the text just before ``value`` on it (the
-    label stands right before the field and is that text with a colon or so): the value a form
-    asks for by a label it shows, looked up beside the same text elsewhere on the page (a table's
-    cell after 'Color', for the field labelled "Color:"). None when the instruction holds the
-    value, or when the lookup by that text would not find this value."""
-    texts = [element.get("text", "") for element in page]
-    if not _WORD.search(value) or value not in texts[1:] or _place(value, instruction) is not None:
-        return None
-    key = texts[texts.index(value, 1) - 1]
-    if not _WORD.search(key) or texts[texts.index(key) + 1] != value:
+def _labelled(value: str, texts: Sequence[str], page: Sequence[Element], instruction: str) -> str | None:
+    """The id of the field that ``page`` (whose ``texts`` these are) labels with the text just
+    before ``value`` (:func:`_key_before`; the label stands right before the field and is that
+    text with a colon or so): the value a form asks for by a label it shows, looked up beside the
+    same text elsewhere on the page (a table's cell after 'Color', for the field labelled
+    "Color:"). None otherwise, and when the lookup by that text would not find this value."""
+    key = _key_before(value, texts, instruction)
+    if key is None or texts[texts.index(key) + 1] != value:
         return None
     return next((field["id"] for label, field in zip(page, page[1:])
                  if label.get("text", "") != key and label.get("text", "").rstrip(": ") == key
