@@ -13,10 +13,19 @@ def label_of(classes):
     return observation[index - 1]['text']
 
 
-labels = [e['text'] for e in observation if 'ui-menu-item-wrapper' in e['classes'].split()]
+def shown():
+    """Whether the item asked for, by label or by icon, is on the page now."""
+    if named:
+        return named.group(1) in [e['text'] for e in observation if 'ui-menu-item-wrapper' in e['classes'].split()]
+    return any(e['classes'] == icon for e in observation)
+
+
 wanted = named.group(1) if named else None
-if (wanted and wanted not in labels) or (icon and not any(e['classes'] == icon for e in observation)):
+if not shown():
     hover('div', 'Playback')  # the other items are in the Playback submenu
-    wait(0.6)  # which opens a moment after the pointer rests on it
+    for _ in range(10):  # which opens a moment after the pointer rests on it, later on a busy machine
+        wait(0.3)
+        if shown():
+            break
 wanted = wanted or label_of(icon)
 click('div', wanted)

@@ -14,6 +14,10 @@ start = 0  # where the level being walked begins among items()
 for depth, name in enumerate(path):
     if depth:
         press_key('ArrowRight')
+        for _ in range(10):  # the submenu opens with a short animation, longer on a busy machine
+            if name in items()[start:]:
+                break
+            wait(0.3)
     for _ in range(items().index(name, start) - start):
         press_key('ArrowDown')
     start = items().index(name, start) + 1
