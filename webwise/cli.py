@@ -57,6 +57,7 @@ def seed(text: str) -> int:
 
 
 LLM_HELP = f"{SPECS} (default local)"
+TASKS_HELP = "paper48, all, expressible (tasks a reference program solves) or a comma-separated list"
 
 
 def directory(text: str) -> Path:
@@ -79,6 +80,17 @@ def add_guards(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-guards", dest="guards", action="store_false",
                         help="run programs literally: no checkbox flip-back guard, no skipped retyping, "
                              "no caption-click redirect or caption typing refusal")
+
+
+def add_browsers(parser: argparse.ArgumentParser) -> None:
+    """Where a many-episode command's browsers run: ``bench`` and ``harvest`` share these."""
+    parser.add_argument("--workers", type=positive_int, default=1,
+                        help="parallel browsers (default 1); with local they share one model, a slot each, "
+                             "their calls decoded together")
+    parser.add_argument("--remote", default=None, metavar="URL", help="run the browsers on the Selenium Grid at URL")
+    parser.add_argument("--page-host", default="127.0.0.1",
+                        help="address to serve task pages on; must be reachable from the Grid's nodes "
+                             "(default 127.0.0.1)")
 
 
 def add_store(commands: argparse._SubParsersAction) -> None:
@@ -127,8 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Keep a solved episode's programs as the task's example only if, replayed without the model, "
                     "they solve --check-seeds fresh seeds (100000 and up) too. STORE/harvest.jsonl records each "
                     "finished episode: the same command again runs only the ones missing.")
-    harvest.add_argument("--tasks", required=True,
-                         help="paper48, all, expressible (tasks a reference program solves) or a comma-separated list")
+    harvest.add_argument("--tasks", required=True, help=TASKS_HELP)
     harvest.add_argument("--seeds", type=positive_int, default=10, help="episodes (seeds) per task (default 10)")
     harvest.add_argument("--seed-start", type=seed, default=HARVEST_SEED_START,
                          help=f"first seed, below 100000 (default {HARVEST_SEED_START}: apart from evaluation seeds)")
@@ -145,12 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="none (zero-shot, default) or auto-near: while a task has no example of its own, "
                               "show the store's nearest example of another task")
     harvest.add_argument("--max-steps", type=positive_int, default=5, help="programs per trial (webwise method)")
-    harvest.add_argument("--workers", type=positive_int, default=1,
-                         help="parallel browsers (default 1); with local they share one model, one call at a time")
-    harvest.add_argument("--remote", default=None, metavar="URL", help="run the browsers on the Selenium Grid at URL")
-    harvest.add_argument("--page-host", default="127.0.0.1",
-                         help="address to serve task pages on; must be reachable from the Grid's nodes "
-                              "(default 127.0.0.1)")
+    add_browsers(harvest)
     harvest.add_argument("--recheck", action="store_true",
                          help="run no episodes: check the journal's refused candidates of --tasks again with the "
                               "current rewrites, without the model, and keep those that pass")
@@ -163,8 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Append every episode to OUT/results.jsonl, then print the tables and write them to "
                     "OUT/tables.md and OUT/tables.csv. `webwise report OUT` regenerates the tables and writes "
                     "OUT/report.html. An episode is (task, seed, method, examples, llm, trials, guards).")
-    bench.add_argument("--tasks", required=True,
-                         help="paper48, all, expressible (tasks a reference program solves) or a comma-separated list")
+    bench.add_argument("--tasks", required=True, help=TASKS_HELP)
     bench.add_argument("--seeds", type=positive_int, default=1, help="seeds per task (default 1)")
     bench.add_argument("--seed-start", type=seed, default=0, help="first seed (default 0)")
     bench.add_argument("--methods", type=choice_list(METHODS), default=["webwise"],
@@ -172,12 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--examples", type=choice_list(EXAMPLE_MODES), default=["manual"],
                        help=f"comma-separated, of {', '.join(EXAMPLE_MODES)} (default manual)")
     bench.add_argument("--llm", default="local", help=LLM_HELP)
-    bench.add_argument("--workers", type=positive_int, default=1,
-                       help="parallel browsers (default 1); with local they share one model, one call at a time")
-    bench.add_argument("--remote", default=None, metavar="URL", help="run the browsers on the Selenium Grid at URL")
-    bench.add_argument("--page-host", default="127.0.0.1",
-                       help="address to serve task pages on; must be reachable from the Grid's nodes "
-                            "(default 127.0.0.1)")
+    add_browsers(bench)
     bench.add_argument("--out", type=directory, required=True, help="output directory")
     bench.add_argument("--resume", action="store_true", help="run only the episodes missing from OUT/results.jsonl")
     bench.add_argument("--store", type=directory, default=None,
