@@ -163,6 +163,19 @@ def test_enter_text_without_focus_is_an_error(env: MiniWoBEnv) -> None:
         executor.enter_text("hello")
 
 
+def test_typing_into_a_read_only_field_is_refused_and_its_calendar_is_what_sets_it(env: MiniWoBEnv) -> None:
+    """choose-date's date field ignores keys: typing the asked date would leave it empty, then
+    submit it, and the program would never learn why. The calendar its click opens sets it."""
+    executor = start(env, "choose-date-easy", 1)
+    date = re.search(r"Select (\S+) as", env.utterance).group(1)
+    executor.click("input_text", "datepicker")
+    with pytest.raises(ActionError, match="read-only, the page fills it from its own controls"):
+        executor.enter_text(date)
+    assert input_value(env, "#datepicker") == ""
+    executor.click("a", str(int(date.split("/")[1])))
+    assert input_value(env, "#datepicker") == date
+
+
 def test_typing_after_clicking_a_caption_names_the_click_that_reaches_its_field(env: MiniWoBEnv) -> None:
     """login-user's labels are not tied to their fields: clicking one focuses nothing."""
     executor = start(env, "login-user", 1)

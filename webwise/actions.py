@@ -116,6 +116,7 @@ var editable = el.isContentEditable || el instanceof HTMLTextAreaElement ||
 return [el.tagName.toLowerCase(), el.type || '', editable && !el.disabled && !el.readOnly, +el.dataset.wob_ref || null];
 """
 _VALUE_JS = "return document.activeElement ? document.activeElement.value : null;"
+_READ_ONLY_JS = "return !!(document.activeElement && document.activeElement.readOnly);"
 _SET_VALUE_JS = """
 var el = document.activeElement;
 el.value = arguments[0];
@@ -541,6 +542,8 @@ class Executor:
         Typing into a field that holds other text adds to it, as keys do; the record's note
         says so, since a model that types a second guess into a number field means to
         replace the first and otherwise never learns why the page read ``54``.
+        A read-only field (choose-date's date picker) ignores keys; typing into it is refused,
+        since the program would go on to submit an empty field without ever learning why.
         """
         tag, kind, ref = self._focused()
         if ref:
@@ -551,6 +554,9 @@ class Executor:
         held = self.guards and bool(body) and held_value == body
         if held:
             body = ""
+        elif body and self.env.script(_READ_ONLY_JS):
+            raise ActionError(f"not typed: the focused {tag} is read-only, the page fills it from its own "
+                              "controls (a date picker's calendar, a list): click the value among them instead")
         elif kind in _SET_KINDS:
             value = to_input_value(kind, body)
             if value is None:
