@@ -75,6 +75,11 @@ MODULES: dict[str, Namespace] = {
     "collections": Namespace("module 'collections'", _public(collections, _COLLECTIONS_NAMES)),
 }
 
+#: The refusal's advice: the modules there are, or the action that does what a program
+#: imported a module for (models import ``time`` to pause, which only ``wait`` does here).
+_ONLY = f"the modules are {', '.join(MODULES)}"
+_INSTEAD = {"time": "to pause, call wait(seconds)"}
+
 
 def guarded_import(
     name: str,
@@ -94,5 +99,5 @@ def guarded_import(
     if isinstance(fromlist, list):
         return None
     if level != 0 or name not in MODULES:
-        raise ImportError(f"import of '{name}' is not allowed")
+        raise ImportError(f"import of '{name}' is not allowed; {_INSTEAD.get(name, _ONLY)}")
     return MODULES[name]
