@@ -184,7 +184,29 @@ def test_tables_from_known_records() -> None:
     assert "| 1 | 0.67 (2/3) | 2.00 | 2.00 | 220 (200+20) | 0 | 0 | 0 | 0.97 |" in text
     rows = tables.to_csv(computed).splitlines()
     assert rows[0].split(",") == list(tables.CSV_FIELDS)
-    assert "task,click-button,1,m,webwise,manual,1,3,2,2,0.6667,2.0000,2.0000,200.00,20.00,0,0,,0" in rows
+    assert "task,click-button,1,m,webwise,manual,1,3,2,2,0.6667,2.0000,2.0000,200.00,20.00,0,0,,0,2,2" in rows
+    assert "### Beside AgentLab" not in text  # the paper's tasks alone are no whole-suite run
+
+
+def test_a_run_beyond_the_papers_tasks_stands_beside_agentlab_counted_both_ways() -> None:
+    """AgentLab counts a partial reward (raw reward above 0) as a success; the table shows this
+    run by that rule and by its own (full reward), at trial 1 and by the last trial."""
+    def episode(task: str, seed: int, trial_rewards: list[float]) -> dict[str, object]:
+        trials = [{"trial": i, "success": r >= 1, "raw_reward": r} for i, r in enumerate(trial_rewards)]
+        return {"task": task, "seed": seed, "method": "webwise", "examples": "none", "llm": "m",
+                "success": trial_rewards[-1] >= 1, "success_first_trial": trial_rewards[0] >= 1,
+                "raw_reward": trial_rewards[-1], "max_trials": 2, "trials": trials, "steps": 1, "llm_calls": 1,
+                "prompt_tokens": 10, "completion_tokens": 1}
+
+    records = [episode("bisect-angle", 0, [0.9998, 0.9998]),  # partial: theirs, not ours
+               episode("bisect-angle", 1, [-1.0, 0.9997]),  # partial only at trial 2
+               episode("click-button", 0, [-1.0, 1.0]),  # solved at trial 2
+               episode("click-button", 1, [1.0])]
+    text = tables.markdown(tables.compute(records))
+    section = text[text.index("### Beside AgentLab"):text.index("### By task")]
+    assert "| this run, trial 1 | 2 | 4 | 0.25 (1/4) | 0.50 (2/4) |" in section
+    assert "| this run, by trial 2 | 2 | 4 | 0.50 (2/4) | 1.00 (4/4) |" in section
+    assert "| AgentLab GenericAgent, GPT-4o | 125 | 625 |  | 0.638 |" in section
 
 
 def _chromium_pids(ancestor: int) -> set[int]:

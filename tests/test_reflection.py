@@ -35,6 +35,7 @@ def test_correction_applied_at_the_named_step_after_replaying_earlier_ones(tmp_p
     assert episode.llm_calls == 3  # two steps, one reflection; the second trial asked nothing
     first, second = episode.trials
     assert (first.ending, first.steps, second.ending, second.steps) == ("failed", 2, "solved", 2)
+    assert (first.raw_reward, second.raw_reward) == (-1.0, 1.0)  # each attempt's own reward
     assert first.reflection["step"] == 2 and "not the one asked for" in first.reflection["why"]
     trial2 = [step for step in episode.trace if step.trial == 1]
     assert [step.source for step in trial2] == ["replay", "correction"]

@@ -138,7 +138,7 @@ class Agent:
             if number == 0:  # the same seed shows the same first page to every trial
                 shown, note = self._examples(episode, candidates, executor.elements)
             steps, pages, outcome = self._trial(episode, trial, executor, shown, note, correction, memory)
-            trial.success, trial.steps = outcome.success, len(steps)
+            trial.success, trial.raw_reward, trial.steps = outcome.success, outcome.raw_reward, len(steps)
             episode.success, episode.reward = outcome.success, outcome.reward
             episode.raw_reward, episode.reason = outcome.raw_reward, outcome.reason
             if number == 0:

@@ -88,6 +88,9 @@ class Trial:
 
     trial: int
     success: bool = False
+    #: MiniWoB's raw reward when the attempt ended: above 0 but below 1 is a partial reward,
+    #: which AgentLab counts as a success and we do not.
+    raw_reward: float = 0.0
     ending: str = "incomplete"
     steps: int = 0
     llm_calls: int = 0

@@ -37,6 +37,14 @@ PAPER_GPT35: dict[str, dict[int, dict[str, float]]] = {
 }
 
 
+#: AgentLab's published MiniWoB++ success rates of its GenericAgent (BrowserGym): 125 tasks x 5
+#: seeds, one attempt, success when the raw reward is above 0, so a partial reward counts.
+AGENTLAB_MINIWOB: dict[str, float] = {
+    "Claude-3.5-Sonnet": 0.698, "GPT-4o": 0.638, "Llama-3.1-70B": 0.576, "GPT-4o-mini": 0.566,
+}
+AGENTLAB_EPISODES = (125, 625)
+
+
 @dataclass(frozen=True)
 class ColumnSet:
     llm: str
@@ -71,6 +79,9 @@ class Row:
     trials: int = 1
     #: Episodes that ended on an infrastructure failure: not in ``episodes``, nor in any mean.
     infra: int = 0
+    #: Episodes with a raw reward above 0 (AgentLab's success), by the last trial and at trial 1.
+    rewarded: int = 0
+    first_rewarded: int = 0
 
     @property
     def rate(self) -> float:
@@ -166,6 +177,18 @@ def paper_rate(method: str, examples: str, group: str) -> float | None:
     return None if k is None else PAPER_GPT35.get(method, {}).get(k, {}).get(group)
 
 
+def _rewarded(record: dict[str, Any], first_only: bool) -> bool:
+    """Whether an attempt of the episode (only the first with ``first_only``) ended with a raw
+    reward above 0. Records from before trials carried their reward know only the last one,
+    and for trial 1 of a multi-trial episode only whether it was solved."""
+    trials = record.get("trials") or []
+    if trials and all("raw_reward" in t for t in trials):
+        return any(t.get("success") or t["raw_reward"] > 0 for t in (trials[:1] if first_only else trials))
+    if first_only and int(record.get("max_trials", 1)) > 1:
+        return bool(record.get("success_first_trial"))
+    return bool(record.get("success")) or float(record.get("raw_reward") or 0) > 0
+
+
 def _row(name: str, group: str, every: list[dict[str, Any]], paper: float | None = None, trials: int = 1) -> Row:
     records = [r for r in every if not r.get("infra_error")]
     n = len(records)
@@ -179,7 +202,8 @@ def _row(name: str, group: str, every: list[dict[str, Any]], paper: float | None
                completion_tokens=mean("completion_tokens"),
                context_overflows=sum(int(r.get("context_overflows") or 0) for r in records),
                errors=sum(1 for r in records if r.get("error")), paper=paper, trials=trials,
-               infra=len(every) - n)
+               infra=len(every) - n, rewarded=sum(_rewarded(r, False) for r in records),
+               first_rewarded=sum(_rewarded(r, True) for r in records))
 
 
 def _paper_order(task: str) -> tuple[int, int, str]:
@@ -264,10 +288,32 @@ def markdown(tables: Tables) -> str:
     for column, rows in tables.groups.items():
         out += [f"## {column.label(tables.many_llms)}", "",
                 "### By group", "", _md_table(group_header(column.trials), map(group_cells, rows)), ""]
+        if any(row.name == "other" for row in rows):
+            out += _beside_agentlab(rows[-1], len(tables.tasks[column]))
         if column in tables.costs:
             out += ["### Model calls", "", _md_table(list(Cost.HEADER), [tables.costs[column].cells()]), ""]
         out += ["### By task", "", _md_table(task_header(column.trials), map(task_cells, tables.tasks[column])), ""]
     return "\n".join(out)
+
+
+def _beside_agentlab(total: Row, tasks: int) -> list[str]:
+    """A run beyond the paper's tasks next to AgentLab's whole-suite numbers, counted both ways."""
+    def rate(count: int) -> str:
+        return f"{count / total.episodes:.2f} ({count}/{total.episodes})" if total.episodes else "-"
+
+    ours = [["this run, trial 1", str(tasks), str(total.episodes), rate(total.first_successes),
+             rate(total.first_rewarded)]]
+    if total.trials > 1:
+        ours.append([f"this run, by trial {total.trials}", str(tasks), str(total.episodes), rate(total.successes),
+                     rate(total.rewarded)])
+    theirs = [[f"AgentLab GenericAgent, {model}", *map(str, AGENTLAB_EPISODES), "", f"{value:.3f}"]
+              for model, value in AGENTLAB_MINIWOB.items()]
+    return ["### Beside AgentLab", "",
+            _md_table(["", "tasks", "episodes", "success: full reward", "success: reward > 0"], ours + theirs), "",
+            "AgentLab's rows are its published MiniWoB++ numbers (125 tasks x 5 seeds, one attempt of one "
+            "action per step, success when the raw reward is above 0, so a partial reward counts). `reward > 0` "
+            "counts this run their way; `full reward` is this project's success. Trial 1 is the single attempt "
+            "they made; neither side has a time limit that binds.", ""]
 
 
 def _md_table(header: list[str], rows: Iterable[list[str]]) -> str:
@@ -279,7 +325,7 @@ def _md_table(header: list[str], rows: Iterable[list[str]]) -> str:
 CSV_FIELDS = ("level", "name", "group", "llm", "method", "examples", "trials", "episodes", "first_trial_successes",
               "successes", "success_rate",
               "mean_steps", "llm_calls_per_episode", "prompt_tokens_per_episode", "completion_tokens_per_episode",
-              "context_overflows", "errors", "paper_gpt35", "infra_failures")
+              "context_overflows", "errors", "paper_gpt35", "infra_failures", "rewarded", "first_trial_rewarded")
 
 
 def to_csv(tables: Tables) -> str:
@@ -294,5 +340,6 @@ def to_csv(tables: Tables) -> str:
                                  row.episodes, row.first_successes, row.successes, f"{row.rate:.4f}",
                                  f"{row.steps:.4f}", f"{row.llm_calls:.4f}", f"{row.prompt_tokens:.2f}",
                                  f"{row.completion_tokens:.2f}", row.context_overflows,
-                                 row.errors, "" if row.paper is None else f"{row.paper:.2f}", row.infra])
+                                 row.errors, "" if row.paper is None else f"{row.paper:.2f}", row.infra,
+                                 row.rewarded, row.first_rewarded])
     return buffer.getvalue()
