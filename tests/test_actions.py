@@ -176,6 +176,22 @@ def test_typing_into_a_read_only_field_is_refused_and_its_calendar_is_what_sets_
     assert input_value(env, "#datepicker") == date
 
 
+def test_a_disabled_element_is_not_clicked_and_the_error_says_why(env: MiniWoBEnv) -> None:
+    """sign-agreement keeps its name field and Agree button disabled until the text is scrolled
+    to its end: a click on them does nothing, which the program is told instead of going on."""
+    executor = start(env, "sign-agreement", 4)
+    with pytest.raises(ActionError, match=r"click\('button', 'Agree'\): it is disabled: the page enables it"):
+        executor.click("button", "Agree")
+    with pytest.raises(ActionError, match="it is disabled"):
+        executor.click("input_text", "name")
+    env.script("var a = document.getElementById('text-area'); a.scrollTop = a.scrollHeight;"
+               "a.dispatchEvent(new Event('scroll'));")
+    executor.click("input_text", "name")
+    executor.enter_text("Olin")
+    executor.click("button", "Agree")
+    assert executor.outcome.success
+
+
 def test_typing_after_clicking_a_caption_names_the_click_that_reaches_its_field(env: MiniWoBEnv) -> None:
     """login-user's labels are not tied to their fields: clicking one focuses nothing."""
     executor = start(env, "login-user", 1)

@@ -37,6 +37,9 @@ else {
   el = (hit && parent && parent.contains(hit)) ? hit : parent;
 }
 if (!el || !el.isConnected) { return ['the element is no longer on the page', null, false]; }
+if (el.matches && el.matches(':disabled')) {
+  return ['it is disabled: the page enables it only once something else is done', null, false];
+}
 var label = el.closest('label');
 var box = (el instanceof HTMLInputElement) ? el : (label ? label.control : null);
 var name = null;
