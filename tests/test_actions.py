@@ -104,6 +104,23 @@ def test_clicking_options_of_a_multiple_list_toggles_each(env: MiniWoBEnv) -> No
     assert executor.outcome.success
 
 
+def test_a_drop_down_lists_its_options_and_clicking_or_selecting_one_chooses_it(env: MiniWoBEnv) -> None:
+    """A closed drop-down shows only its chosen option; the summary lists all of them (marking
+    the chosen one), so choose-list's answer is on the page, and a click or select_text picks it."""
+    executor = start(env, "choose-list", 1)
+    wanted = re.search(r"Select (.*) from the list", env.utterance)[1]
+    options = [e for e in executor.observation if e["tag"] == "option"]
+    assert wanted in [e["text"] for e in options] and len(options) > 2
+    assert [e["text"] for e in options if e.get("selected")] == [options[0]["text"]]
+    executor.select_text(wanted)
+    assert [e["text"] for e in executor.observation if e.get("selected")] == [wanted]
+    executor.click("option", options[0]["text"])
+    assert [e["text"] for e in executor.observation if e.get("selected")] == [options[0]["text"]]
+    executor.click("option", wanted)
+    executor.click("button", "Submit")
+    assert executor.outcome.success
+
+
 def test_click_with_no_match_names_candidates(env: MiniWoBEnv) -> None:
     executor = start(env, "click-button", 4)
     with pytest.raises(ActionError, match=r"no 'button' element with text 'Nonexistent'; closest: "):

@@ -21,14 +21,26 @@ from webwise.dates import to_input_value
 from webwise.environment import BrowserDied, MiniWoBEnv, Outcome
 from webwise.matching import NoMatch, captioned_field, find_target, naming_call
 
+# Choose an option of a list as a pointer would (HTMLOptionElement.click() alone chooses
+# nothing); in a list that takes several it toggles, as Ctrl+click does, since the API has
+# no modifier clicks.
+_CHOOSE_JS = """
+function choose(option) {
+  var list = option.closest('select');
+  option.selected = list.multiple ? !option.selected : true;
+  list.focus();
+  list.dispatchEvent(new Event('input', {bubbles: true}));
+  list.dispatchEvent(new Event('change', {bubbles: true}));
+  option.dispatchEvent(new MouseEvent('click', {bubbles: true, cancelable: true, view: window}));
+}
+"""
 # Click the element core.getDOMInfo registered under arguments[0]; a bare text node (ref < 0)
 # is clicked through whatever is hit at its centre, when that lies inside its parent.
 # Returns [problem, box, skipped]: box names the checkbox the click works (the element itself,
 # or the control of the label holding it); when arguments[4] (the boxes this program's clicks
-# flipped already) holds it, nothing is clicked and skipped is true. An option is chosen as a
-# pointer would (HTMLOptionElement.click() alone chooses nothing); in a list that takes several
-# the click toggles it, as Ctrl+click does, since the API has no modifier clicks.
-_CLICK_JS = """
+# flipped already) holds it, nothing is clicked and skipped is true. An option is chosen
+# (_CHOOSE_JS).
+_CLICK_JS = _CHOOSE_JS + """
 var ref = arguments[0], el = null;
 if (ref > 0) { el = core.previousDOMInfo[ref]; }
 else {
@@ -48,12 +60,7 @@ if (box && box.type === 'checkbox') {
   if (arguments[4].indexOf(name) >= 0) { return [null, name, true]; }
 }
 if (el instanceof HTMLOptionElement && el.closest('select')) {
-  var list = el.closest('select');
-  el.selected = list.multiple ? !el.selected : true;
-  list.focus();
-  list.dispatchEvent(new Event('input', {bubbles: true}));
-  list.dispatchEvent(new Event('change', {bubbles: true}));
-  el.dispatchEvent(new MouseEvent('click', {bubbles: true, cancelable: true, view: window}));
+  choose(el);
 } else if (el instanceof SVGElement) {
   ['mousedown', 'mouseup', 'click'].forEach(function (t) {
     el.dispatchEvent(new MouseEvent(t, {bubbles: true, cancelable: true, view: window}));
@@ -128,13 +135,22 @@ el.dispatchEvent(new Event('change', {bubbles: true}));
 """
 
 # Select the first occurrence of arguments[0] in the text of the task's area (the page
-# without its instruction), across text nodes, else in a text field's value. Returns the
-# tag of the element the selection starts in, or null.
-_SELECT_JS = """
+# without its instruction), across text nodes, else in a text field's value; when it is an
+# option of a list, choose that option, as clicking it does. Returns the tag of the element
+# the selection starts in, or null.
+_SELECT_JS = _CHOOSE_JS + """
 var wanted = arguments[0], root = document.getElementById('area') || document.body;
 var walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT), nodes = [], text = '', node;
 while ((node = walker.nextNode())) { nodes.push([node, text.length]); text += node.data; }
 var at = text.indexOf(wanted);
+for (var o = 0; at >= 0 && o < nodes.length; o++) {
+  var holder = nodes[o][0].parentElement;
+  if (nodes[o][1] <= at && at < nodes[o][1] + nodes[o][0].data.length &&
+      holder instanceof HTMLOptionElement && holder.closest('select')) {
+    choose(holder);
+    return 'option';
+  }
+}
 if (at >= 0) {
   var end = at + wanted.length, range = document.createRange();
   for (var i = 0; i < nodes.length; i++) {

@@ -31,6 +31,9 @@ USEFUL_TAGS = frozenset(
     "input_text input_number input_date input_radio tspan input_checkbox t h3 ul a p div "
     "th tr td".split()
 )
+#: Tags the summary keeps beyond the paper's list: a drop-down or scrolled list and its
+#: options, which none of the paper's 48 tasks has (choose-list, click-scroll-list).
+LIST_TAGS = frozenset({"select", "option"})
 #: The paper's "useful classes".
 USEFUL_CLASSES = frozenset({"folder"})
 #: Tags of the fields that take typed text (as getDOMInfo names them).
@@ -85,6 +88,7 @@ def flatten(root: Element, visuals: dict[str, Any] | None = None) -> list[Elemen
         read = visuals.get(str(element["ref"])) or {}
         element.update(visual(element["tag"], read))
         element["text"] = element["text"] or collapse(str(read.get("text") or ""))
+        element["selected"] = bool(read.get("selected"))
         if element["value"] is None:
             element["value"] = ""
         if depth >= 0:
@@ -235,7 +239,7 @@ def filtered_summary(elements: Iterable[Element], clicked: set[int], modified: s
     for element in elements:
         classes = set(element["classes"].split())
         if not is_visual(element) and not (element["tag"] == "img" and element["text"]):
-            if element["tag"] not in USEFUL_TAGS and not classes & USEFUL_CLASSES:
+            if element["tag"] not in USEFUL_TAGS | LIST_TAGS and not classes & USEFUL_CLASSES:
                 continue
             bare = not element["text"] and not element["id"] and not classes & USEFUL_CLASSES
             if element["tag"] in {"div", "ul", "tr", "p"} and bare:
@@ -243,13 +247,14 @@ def filtered_summary(elements: Iterable[Element], clicked: set[int], modified: s
         item = {key: element[key] for key in _SUMMARY_KEYS + _SEEN_KEYS}
         item["clicked"] = element["ref"] in clicked
         item["modified"] = element["ref"] in modified
-        if element["focused"]:
-            item["focused"] = True
+        for flag in ("focused", "selected"):
+            if element.get(flag):
+                item[flag] = True
         summary.append(item)
     return summary
 
 
-_WHOLE_KEYS = _SUMMARY_KEYS + _SEEN_KEYS + ("parent", "fg", "bg", "focused")
+_WHOLE_KEYS = _SUMMARY_KEYS + _SEEN_KEYS + ("parent", "fg", "bg", "focused", "selected")
 
 
 def whole_dom(elements: Iterable[Element]) -> list[Element]:
@@ -338,8 +343,8 @@ def describe_change(before: Sequence[Element], after: Sequence[Element]) -> str:
 def render(observation: Iterable[Element]) -> str:
     """Compact text, one element per line, e.g. ``[3] button "Submit" #subbtn .primary``.
 
-    Flags show as words (``clicked``, ``modified``, ``focused``, ``checked``, ``unchecked``,
-    ``failed_before``). The box shows as ``@left,top wxh``, then ``color=`` and
+    Flags show as words (``clicked``, ``modified``, ``focused``, ``selected``, ``checked``,
+    ``unchecked``, ``failed_before``). The box shows as ``@left,top wxh``, then ``color=`` and
     ``points=x,y x,y ...``: on every element of the whole DOM (its elements name their
     ``parent``), and in the summary only on the elements that show content by colour or
     shape (:func:`is_visual`), which keeps the prompts of text pages as they were.
@@ -358,7 +363,7 @@ def render(observation: Iterable[Element]) -> str:
             parts.append("checked" if value else "unchecked")
         elif value not in ("", None):
             parts.append("value=" + _quote(str(value)))
-        for flag in ("clicked", "modified", "focused", "failed_before"):
+        for flag in ("clicked", "modified", "focused", "selected", "failed_before"):
             if element.get(flag):
                 parts.append(flag)
         whole = "parent" in element

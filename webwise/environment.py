@@ -42,7 +42,8 @@ _STATE_JS = "return [WOB_DONE_GLOBAL, WOB_REWARD_GLOBAL, WOB_RAW_REWARD_GLOBAL, 
 # an SVG shape's paint (the colour the page wrote, as written when it is a name) and corners
 # (a line's ends, a polygon's points) in the viewport frame of getBoundingClientRect; the hull
 # of what a 2D canvas has drawn; the background of a childless, textless element (a swatch);
-# the alt text (or title) of an image, the text the page shows in its place.
+# the alt text (or title) of an image, the text the page shows in its place; which options of
+# a list are chosen.
 _VISUALS_JS = """
 function paint(el, property, computed) {
   var written = el.getAttribute(property) || el.style[property];
@@ -134,6 +135,8 @@ function visuals() {
       out[ref] = {color: '', points: [], text: alt(el)};
     } else if (swatch(el)) {
       out[ref] = {color: swatch(el), points: []};
+    } else if (el instanceof HTMLOptionElement && el.selected) {
+      out[ref] = {color: '', points: [], selected: true};
     }
   });
   return out;
@@ -169,6 +172,16 @@ function unfold() {
       el.getBoundingClientRect = function () { return union; };
       measured.push(el);
     }
+  });
+  // A closed drop-down list shows only its chosen option, but a person picks from all of
+  // them (choose-list): for the read, its options measure as the list itself.
+  document.querySelectorAll('select').forEach(function (list) {
+    var box = list.getBoundingClientRect();
+    if (list.multiple || list.size > 1 || !box.width || !box.height) { return; }
+    Array.prototype.forEach.call(list.options, function (option) {
+      option.getBoundingClientRect = function () { return box; };
+      measured.push(option);
+    });
   });
   return measured;
 }
