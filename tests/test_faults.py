@@ -78,7 +78,7 @@ def test_tables_keep_infrastructure_failures_out_of_every_rate() -> None:
     everything = computed.groups[tables.ColumnSet("m", "webwise", "none")][-1]
     assert (everything.success_text, everything.errors, everything.infra, everything.steps) == ("0.50 (1/2)", 1, 1, 1.0)
     assert "| all | 0.50 (1/2) | 1.00 | 1.00 | 110 (100+10) | 0 | 1 | 1 |" in tables.markdown(computed)
-    assert tables.to_csv(computed).splitlines()[0].endswith(",errors,paper_gpt35,infra_failures")
+    assert ",errors,paper_gpt35,infra_failures," in tables.to_csv(computed).splitlines()[0]
 
 
 def test_ctrl_c_ends_a_bench_waiting_on_a_hung_endpoint_within_seconds(tmp_path: Path) -> None:
