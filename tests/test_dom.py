@@ -26,6 +26,16 @@ def test_no_text_changed_says_nothing_and_long_phrases_are_cut() -> None:
     assert describe_change(page(), page("w" * 100)) == 'new text: "' + "w" * 77 + '..."'
 
 
+def test_an_option_chosen_anew_is_said_though_no_text_changed() -> None:
+    """Choosing from a drop-down changes no text; the feedback names the option now chosen."""
+    def options(chosen: str) -> list[dict[str, object]]:
+        return [{"ref": ref, "tag": "option", "text": text, "selected": text == chosen}
+                for ref, text in enumerate(["Aurora", "Bobine", "Jyoti"], start=5)]
+
+    assert describe_change(options("Aurora"), options("Bobine")) == 'chosen: "Bobine"'
+    assert describe_change(options("Bobine"), options("Bobine")) == ""
+
+
 def header(classes: str) -> dict[str, str]:
     return {"tag": "h3", "text": "Section #1", "value": "", "classes": classes}
 

@@ -329,11 +329,14 @@ def describe_change(before: Sequence[Element], after: Sequence[Element]) -> str:
     The page after a step is in the next prompt, but a small model reads it as a new page
     and does not notice what its program caused (the reply of a guessing game, a terminal's
     error, the results a search brought up); the review between trials never saw the page
-    after the last step at all. Empty when no text changed (a typed value, a moved focus).
+    after the last step at all. A list's option chosen anew is said too, since choosing one
+    changes no text. Empty when nothing of that changed (a typed value, a moved focus).
     """
+    chosen_before = {e.get("ref") for e in before if e.get("selected")}
+    chosen = [e["text"] for e in after if e.get("selected") and e.get("ref") not in chosen_before and e.get("text")]
     parts = []
     for label, phrases, limit in (("new text", new_texts(before, after), 3),
-                                  ("gone", new_texts(after, before), 2)):
+                                  ("gone", new_texts(after, before), 2), ("chosen", chosen, 3)):
         if phrases:
             more = f" and {len(phrases) - limit} more" if len(phrases) > limit else ""
             parts.append(f"{label}: " + ", ".join(_quote(p, 80) for p in phrases[:limit]) + more)
