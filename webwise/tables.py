@@ -42,6 +42,7 @@ PAPER_GPT35: dict[str, dict[int, dict[str, float]]] = {
 AGENTLAB_MINIWOB: dict[str, float] = {
     "Claude-3.5-Sonnet": 0.698, "GPT-4o": 0.638, "Llama-3.1-70B": 0.576, "GPT-4o-mini": 0.566,
 }
+#: Tasks and episodes of that run.
 AGENTLAB_EPISODES = (125, 625)
 
 
