@@ -143,14 +143,6 @@ var wanted = arguments[0], root = document.getElementById('area') || document.bo
 var walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT), nodes = [], text = '', node;
 while ((node = walker.nextNode())) { nodes.push([node, text.length]); text += node.data; }
 var at = text.indexOf(wanted);
-for (var o = 0; at >= 0 && o < nodes.length; o++) {
-  var holder = nodes[o][0].parentElement;
-  if (nodes[o][1] <= at && at < nodes[o][1] + nodes[o][0].data.length &&
-      holder instanceof HTMLOptionElement && holder.closest('select')) {
-    choose(holder);
-    return 'option';
-  }
-}
 if (at >= 0) {
   var end = at + wanted.length, range = document.createRange();
   for (var i = 0; i < nodes.length; i++) {
@@ -158,10 +150,11 @@ if (at >= 0) {
     if (from <= at && at < to) { range.setStart(n, at - from); }
     if (from < end && end <= to) { range.setEnd(n, end - from); break; }
   }
+  var start = range.startContainer.parentElement;
+  if (start instanceof HTMLOptionElement && start.closest('select')) { choose(start); return 'option'; }
   var selection = window.getSelection();
   selection.removeAllRanges();
   selection.addRange(range);
-  var start = range.startContainer.parentElement;
   ['mousedown', 'mouseup'].forEach(function (t) {
     start.dispatchEvent(new MouseEvent(t, {bubbles: true, cancelable: true, view: window}));
   });
