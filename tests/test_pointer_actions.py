@@ -125,6 +125,20 @@ def test_click_at_presses_at_a_point(session: webwise.Session, seed: int) -> Non
     assert "drag(tag, text, to_tag, to_text): Press" not in step["prompt"][-1]["content"]
 
 
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_point_a_page_line_prints_is_one_that_hits_the_element(session: webwise.Session, seed: int) -> None:
+    """Small models copy a line's ``@x,y`` into click_at as written (the 1.5B on
+    ascending-numbers). Those numbers must be a point inside the element, not its box's
+    corner: on ascending-numbers the boxes under the numbers start at the corner's pixel,
+    and a click there misses them."""
+    shown = only_step(run(session, "ascending-numbers", seed, "wait(0.1)"))["prompt"][-1]["content"]
+    points = dict(re.findall(r'^\[\d+\] text "(\d)" \.text @(\d+,\d+) ', shown, re.M))
+    assert sorted(points) == ["1", "2", "3", "4", "5"], shown
+    copied = "\n".join(f"click_at({points[number]})" for number in sorted(points))
+    record = run(session, "ascending-numbers", seed, copied)
+    assert record["success"], only_step(record)["feedback"]
+
+
 # Hovering fires the page's mouseenter; the task counts hovered frames until the episode ends.
 HOVER = """
 hover('rect', 'highlight')

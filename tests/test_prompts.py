@@ -50,8 +50,8 @@ def test_page_rendering_differs_by_method() -> None:
     filtered = task_message("filtered-dom", "Click Save", FILTERED)
     whole = task_message("whole-dom", "Click Save", WHOLE)
     blind = task_message("instruction-only", "Click Save", [])
-    assert '[3] button "Save" .primary' in filtered and "@10,20 40x18" not in filtered
-    assert "@10,20 40x18" in whole
+    assert '[3] button "Save" .primary' in filtered and "@30,29 40x18" not in filtered
+    assert "@30,29 40x18" in whole  # the centre of the box at 10,20
     assert "Page:" not in blind and "Task: Click Save" in blind
 
 

@@ -421,7 +421,7 @@ class Executor:
     def _hover(self, tag: str, text: str) -> str:
         target = self._find(self.env.observe()[0], tag, text)
         self.records[-1].target_text = target["text"] or target["deep_text"]
-        centre = _centre(target)
+        centre = dom.centre(target)
         _check_inside("hover", centre, self.env.viewport(), target)
         self.env.pointer(_whole([centre]), press=False)
         return f"{target['tag']} {target['deep_text'][:40]!r}".strip()
@@ -440,10 +440,10 @@ class Executor:
         if target is None:
             _check_inside(action, to, viewport)
         else:
-            _check_inside(action, _centre(target), viewport, target)
-        start = _centre(source)
+            _check_inside(action, dom.centre(target), viewport, target)
+        start = dom.centre(source)
         _check_inside(action, start, viewport, source)
-        end = _past(start, _centre(target)) if target is not None else to
+        end = _past(start, dom.centre(target)) if target is not None else to
         steps = max(2, min(MAX_POINTS - 1, math.ceil(math.dist(start, end) / _DRAG_STEP)))
         path = [start] + [(start[0] + (end[0] - start[0]) * i / steps, start[1] + (end[1] - start[1]) * i / steps)
                           for i in range(1, steps + 1)]
@@ -470,7 +470,7 @@ class Executor:
         elements, _, _ = self.env.observe()
         target = self._find(elements, tag, text)
         parent = target["parent"] if target["ref"] < 0 else None
-        x, y = _centre(target)
+        x, y = dom.centre(target)
         flipped = [record.flipped for record in self.records[:-1] if record.flipped and self.guards]
         problem, box, skipped = self.env.script(_CLICK_JS, target["ref"], x, y, parent, flipped)
         if problem:
@@ -654,10 +654,6 @@ def _text_arg(action: str, name: str, value: Any) -> str:
     if len(text) > _MAX_TEXT:
         raise ActionError(f"{action}(): {name} is longer than {_MAX_TEXT} characters")
     return text
-
-
-def _centre(element: dom.Element) -> tuple[float, float]:
-    return element["left"] + element["width"] / 2, element["top"] + element["height"] / 2
 
 
 def _check_inside(action: str, point: tuple[float, float], viewport: tuple[float, float],

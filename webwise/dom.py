@@ -200,6 +200,13 @@ def spoken(pieces: Sequence[str | list[str]]) -> str:
     return collapse(" ".join(piece if isinstance(piece, str) else colour(piece[0]) for piece in pieces))
 
 
+def centre(element: Element) -> tuple[float, float]:
+    """The middle of the element's box in page pixels: where the pointer actions aim at it,
+    and the point the page text prints, since small models copy that point into
+    ``click_at`` (a box's top-left corner, which they copied before, lies on its edge)."""
+    return element["left"] + element["width"] / 2, element["top"] + element["height"] / 2
+
+
 def is_visual(element: Element) -> bool:
     """Whether the element shows content by colour or shape rather than by text: an SVG
     shape, a canvas that has drawn something, a coloured swatch."""
@@ -347,10 +354,11 @@ def render(observation: Iterable[Element]) -> str:
     """Compact text, one element per line, e.g. ``[3] button "Submit" #subbtn .primary``.
 
     Flags show as words (``clicked``, ``modified``, ``focused``, ``selected``, ``checked``,
-    ``unchecked``, ``failed_before``). The box shows as ``@left,top wxh``, then ``color=`` and
-    ``points=x,y x,y ...``: on every element of the whole DOM (its elements name their
-    ``parent``), and in the summary only on the elements that show content by colour or
-    shape (:func:`is_visual`), which keeps the prompts of text pages as they were.
+    ``unchecked``, ``failed_before``). The box shows as ``@x,y wxh`` (its :func:`centre` and
+    size), then ``color=`` and ``points=x,y x,y ...``: on every element of the whole DOM (its
+    elements name their ``parent``), and in the summary only on the elements that show
+    content by colour or shape (:func:`is_visual`), which keeps the prompts of text pages as
+    they were.
     """
     lines = []
     for element in observation:
@@ -371,7 +379,8 @@ def render(observation: Iterable[Element]) -> str:
                 parts.append(flag)
         whole = "parent" in element
         if "left" in element and (whole or is_visual(element)):
-            parts.append(f"@{element['left']},{element['top']} {element['width']}x{element['height']}")
+            x, y = centre(element)
+            parts.append(f"@{round(x)},{round(y)} {element['width']}x{element['height']}")
             if element.get("color"):
                 parts.append(f"color={element['color']}")
             if element.get("points"):

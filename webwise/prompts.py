@@ -31,8 +31,9 @@ and these actions, which are the only way to touch the page:"""
 _POINTER_NAMED = "Also: "
 #: What the task message says, before the task, on a page with things to drag or point at.
 _POINTER = """This page has things to drag, draw on or point at. Pointer actions; each returns the new
-observation. x, y are page pixels, as the left, top, width and height of elements (the
-centre of e is e['left'] + e['width'] / 2, e['top'] + e['height'] / 2):"""
+observation. x, y are page pixels. A page line's @x,y is the centre of that element, where
+click_at(x, y) hits it, and wxh its size; in a program the centre of e is
+(e['left'] + e['width'] / 2, e['top'] + e['height'] / 2):"""
 #: Tags and classes that make a page one to point at: drawings, and jQuery UI's draggable,
 #: sortable, slider and resizable widgets.
 POINTER_TAGS = frozenset({"svg", "canvas"})
