@@ -69,6 +69,7 @@ def test_no_match_names_closest_candidates() -> None:
     [
         ("a", "#next", 6, "an id with its '#'"),
         ("input_text", "user focused", 11, "an id followed by a flag"),
+        ("span", '[7] span "Okay" .choice.primary selected', 7, "the line of a chosen element"),
         ("span", "choice.primary", 7, "classes run together with dots"),
         ("button", "choice .primary", 7, "an id-or-class word and a class; the tag given is wrong"),
         ("span", '[7] span "Okay" .choice.primary', 7, "the whole summary line"),

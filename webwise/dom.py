@@ -350,6 +350,11 @@ def describe_change(before: Sequence[Element], after: Sequence[Element]) -> str:
     return "; ".join(parts)
 
 
+#: The state words a page line shows after an element's name, each for a true flag of that
+#: name (a checkbox's value shows as ``checked`` or ``unchecked`` before them).
+FLAGS = ("clicked", "modified", "focused", "selected", "failed_before")
+
+
 def render(observation: Iterable[Element]) -> str:
     """Compact text, one element per line, e.g. ``[3] button "Submit" #subbtn .primary``.
 
@@ -374,7 +379,7 @@ def render(observation: Iterable[Element]) -> str:
             parts.append("checked" if value else "unchecked")
         elif value not in ("", None):
             parts.append("value=" + _quote(str(value)))
-        for flag in ("clicked", "modified", "focused", "selected", "failed_before"):
+        for flag in FLAGS:
             if element.get(flag):
                 parts.append(flag)
         whole = "parent" in element

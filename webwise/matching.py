@@ -31,7 +31,7 @@ from typing import Callable, Sequence
 
 import regex
 
-from webwise.dom import TYPABLE, Element, collapse
+from webwise.dom import FLAGS, TYPABLE, Element, collapse
 
 
 class NoMatch(LookupError):
@@ -66,7 +66,7 @@ def _rules(tag: str, text: str) -> list[Callable[[Element], bool]]:
 _PART = regex.compile(r'\[([0-9]+)\]|"([^"]*)"|#(\S+)|\.(\S+)|(value=(?:"[^"]*"|\S*)|color=\S*|points=\S*'
                       r'|@-?[0-9]+,-?[0-9]+|[0-9]+x[0-9]+|-?[0-9]+,-?[0-9]+(?=\s|$))|(\S+)')
 #: Words the summary adds after an element's name: state, not identity.
-_FLAGS = frozenset({"clicked", "modified", "focused", "checked", "unchecked", "failed_before"})
+_FLAGS = frozenset(FLAGS) | {"checked", "unchecked"}
 
 
 @dataclass(frozen=True)
