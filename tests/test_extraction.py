@@ -99,6 +99,8 @@ def test_extracts_the_program(reply: str, program: str) -> None:
     ("reply", "message"),
     [
         ("I am sorry, I cannot browse the web.", "no Python code found"),
+        ("```python\nclick('a', 'Next'); click('a', 'Search' text\n```",
+         "no Python code found in the reply: its code block does not parse ("),
         ("```python\nfrom selenium import webdriver\ndriver = webdriver.Chrome()\n```", "uses Selenium"),
         ("```python\ndriver.find_element(By.ID, 'subbtn').click()\n```", "uses Selenium"),
         ("```python\nclick_button('OK')\n```", "click_button() is not defined"),

@@ -56,8 +56,25 @@ def extract_program(reply: str) -> str:
     program = _best_block(reply[:MAX_REPLY_CHARS], _Parser())
     if program is None:
         read = f" (its first {MAX_REPLY_CHARS} characters)" if len(reply) > MAX_REPLY_CHARS else ""
-        raise ExtractionError(f"no Python code found in the reply{read}; answer with one ```python code block")
+        raise ExtractionError(f"no Python code found in the reply{read}{_why_not_code(reply[:MAX_REPLY_CHARS])}; "
+                              "answer with one ```python code block")
     return check_program(program)
+
+
+def _why_not_code(reply: str) -> str:
+    """Where the reply's first code block breaks, when it does, for the model to mend.
+
+    A block none of whose lines parse (a one-line program of calls joined by ``;``, cut
+    off mid-call) was reported as no code at all, and the 1.5B wrote the same line again.
+    """
+    body = next((body for lang, body in _FENCE.findall(reply) if lang.lower() in _CODE_LANGS and body.strip()), "")
+    try:
+        ast.parse(_dedent(body))
+    except SyntaxError as exc:
+        return f": its code block does not parse ({exc.msg}, line {exc.lineno})"
+    except _UNPARSABLE:
+        pass
+    return ""
 
 
 class _Parser:
