@@ -174,10 +174,25 @@ def test_the_page_is_read_once_an_opening_panel_stops_moving(env: MiniWoBEnv) ->
     assert links and set(links) <= shown
 
 
-def test_enter_text_without_focus_is_an_error(env: MiniWoBEnv) -> None:
+def test_enter_text_without_focus_is_an_error_that_names_the_fields_to_click(env: MiniWoBEnv) -> None:
     executor = start(env, "enter-text", 1)
-    with pytest.raises(ActionError, match="no text input is focused"):
+    with pytest.raises(ActionError) as raised:
         executor.enter_text("hello")
+    assert str(raised.value) == ("no text input is focused (nothing is); "
+                                 "click the field first, then type: click('input_text', 'tt')")
+
+
+def test_typing_a_reply_before_clicking_its_field_names_that_field(env: MiniWoBEnv) -> None:
+    """email-inbox-reply: the reply's textarea opens unfocused; typing right after Reply."""
+    executor = start(env, "email-inbox-reply", 1)
+    sender = re.search(r"email by (\S+)", env.utterance).group(1)
+    executor.click("div", sender)
+    executor.click("span", "email-reply")
+    with pytest.raises(ActionError, match=r"click the field first, then type: click\('textarea', 'reply-text'\)"):
+        executor.enter_text("hello")
+    executor.click("textarea", "reply-text")
+    executor.enter_text("hello")
+    assert input_value(env, "#reply-text") == "hello"
 
 
 def test_typing_into_a_read_only_field_is_refused_and_its_calendar_is_what_sets_it(env: MiniWoBEnv) -> None:

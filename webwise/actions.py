@@ -520,9 +520,22 @@ class Executor:
         focus = self.env.script(_FOCUS_JS)
         if not focus or not focus[2]:
             what = f"a {focus[0]}" if focus else "nothing"
-            advice = self._caption_advice() or "click the input first, then type"
+            advice = self._caption_advice() or self._fields_advice()
             raise ActionError(f"no text input is focused ({what} is); {advice}")
         return focus[0], focus[1], focus[3]
+
+    def _fields_advice(self) -> str:
+        """The clicks that focus the page's fields, for typing with none focused.
+
+        "Click the input first" alone named no input: on email-inbox-reply the 1.5B typed the
+        reply right after clicking Reply, and again after the error, never clicking the
+        reply's textarea it had not looked for.
+        """
+        calls = [call for e in self.elements if e["tag"] in dom.TYPABLE and (call := naming_call(self.elements, e))]
+        if not calls:
+            return "the page shows no field to type into"
+        more = f" and {len(calls) - 3} more" if len(calls) > 3 else ""
+        return "click the field first, then type: " + ", ".join(calls[:3]) + more
 
     def _caption_advice(self, focused: int | None = None) -> str | None:
         """When the click before this typing hit the caption of a field other than ``focused``,
