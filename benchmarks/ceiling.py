@@ -36,6 +36,9 @@ def main() -> int:
     parser.add_argument("--catalog", action="store_true", help=f"write {CATALOG_FILE.name} from the results")
     args = parser.parse_args()
     tasks = [t for t in args.tasks.split(",") if t] or covered()
+    unknown = sorted(set(tasks) - set(covered()))
+    if unknown:
+        parser.error(f"no reference program for {', '.join(unknown)} (omit --tasks for every task that has one)")
     args.out.mkdir(parents=True, exist_ok=True)
     replay = write_replay(args.out / "references.json", tasks)
     config = BenchConfig(tasks=tasks, seeds=range(args.seed_start, args.seed_start + args.seeds),

@@ -195,6 +195,23 @@ def test_typing_a_reply_before_clicking_its_field_names_that_field(env: MiniWoBE
     assert input_value(env, "#reply-text") == "hello"
 
 
+@pytest.mark.parametrize("seed", [1, 2])
+def test_textless_cards_the_page_marks_clickable_are_listed_and_clicked_by_ref(env: MiniWoBEnv, seed: int) -> None:
+    """find-greatest's face-down cards are divs with no text, id or useful class: the summary
+    left them out, and the page showed nothing to click but Submit."""
+    env.reset("find-greatest", seed)
+    executor = Executor(env, filtered_summary)
+    cards = [e["ref"] for e in executor.start() if "card" in e["classes"].split()]
+    assert len(cards) == 3
+    values = {}
+    for ref in cards:
+        shown = executor.click("div", f"[{ref}]")
+        values[ref] = int(next(e["text"] for e in shown if "card-value" in e["classes"] and e["text"]))
+    executor.click("div", f"[{max(values, key=values.get)}]")
+    executor.click("button", "Submit")
+    assert executor.outcome.success
+
+
 def test_typing_into_a_read_only_field_is_refused_and_its_calendar_is_what_sets_it(env: MiniWoBEnv) -> None:
     """choose-date's date field ignores keys: typing the asked date would leave it empty, then
     submit it, and the program would never learn why. The calendar its click opens sets it."""

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from webwise.dom import colour, corners, filtered_summary, render, whole_dom
+from webwise.dom import colour, corners, filtered_summary, flatten, render, whole_dom
 from webwise.environment import MiniWoBEnv
 
 
@@ -118,3 +118,15 @@ def test_an_icon_in_the_instruction_is_said_as_the_classes_of_the_icon_it_shows(
     env.script("var icon = arguments[0]; $('#menu span').filter(function () { return this.className === icon; })"
                ".closest('li').click();", icon)
     assert env.outcome().success
+
+
+def test_a_clickable_element_is_listed_only_when_nothing_inside_it_is() -> None:
+    """An element that sets the pointer cursor stands for itself only when nothing it holds is
+    listed: a face-down card, not an email thread whose sender names it."""
+    card = {"ref": 2, "tag": "DIV", "classes": "card hidden", "children": []}
+    thread = {"ref": 3, "tag": "DIV", "classes": "email-thread", "children": [
+        {"ref": 4, "tag": "DIV", "text": "Audrey", "classes": "email-sender", "children": []}]}
+    layout = {"ref": 5, "tag": "DIV", "children": []}
+    elements = flatten({"ref": 1, "tag": "BODY", "children": [card, thread, layout]},
+                       {"2": {"clickable": True}, "3": {"clickable": True}})
+    assert [e["ref"] for e in filtered_summary(elements, set(), set())] == [2, 4]

@@ -61,8 +61,8 @@ def flatten(root: Element, visuals: dict[str, Any] | None = None) -> list[Elemen
     Each element gets ``parent`` (ref or None), ``depth`` and ``deep_text``: its own text,
     or when it has none, its descendants' text joined (what click matching falls back on).
     ``visuals`` (by ref, as the page read-out gives them) add ``color`` and ``points``
-    (see :func:`visual`), and give an image its alt text as its text. The root (``body``)
-    is left out.
+    (see :func:`visual`), ``selected`` and ``clickable`` (the element sets the pointer
+    cursor), and give an image its alt text as its text. The root (``body``) is left out.
     """
     out: list[Element] = []
     visuals = visuals or {}
@@ -89,6 +89,7 @@ def flatten(root: Element, visuals: dict[str, Any] | None = None) -> list[Elemen
         element.update(visual(element["tag"], read))
         element["text"] = element["text"] or collapse(str(read.get("text") or ""))
         element["selected"] = bool(read.get("selected"))
+        element["clickable"] = bool(read.get("clickable"))
         if element["value"] is None:
             element["value"] = ""
         if depth >= 0:
@@ -240,17 +241,18 @@ def filtered_summary(elements: Iterable[Element], clicked: set[int], modified: s
 
     Elements that show content by colour or shape (:func:`is_visual`) are kept whatever
     their tag: a textless coloured box is click-color's answer. So is an image that says
-    what it shows (its alt text or title as its text: order-food's food types are icons).
+    what it shows (its alt text or title as its text: order-food's food types are icons),
+    and an element the page marks as one to click when nothing in it is kept
+    (find-greatest's face-down cards; an email's thread is named by its sender inside it).
     """
+    elements = list(elements)
+    kept = [element for element in elements if _useful(element)]
+    named = _with_ancestors(kept, {e["ref"]: e["parent"] for e in elements})
+    kept_refs = {e["ref"] for e in kept}
     summary = []
     for element in elements:
-        classes = set(element["classes"].split())
-        if not is_visual(element) and not (element["tag"] == "img" and element["text"]):
-            if element["tag"] not in USEFUL_TAGS | LIST_TAGS and not classes & USEFUL_CLASSES:
-                continue
-            bare = not element["text"] and not element["id"] and not classes & USEFUL_CLASSES
-            if element["tag"] in {"div", "ul", "tr", "p"} and bare:
-                continue  # bare layout containers: their children carry the content
+        if element["ref"] not in kept_refs and not (element.get("clickable") and element["ref"] not in named):
+            continue
         item = {key: element[key] for key in _SUMMARY_KEYS + _SEEN_KEYS}
         item["clicked"] = element["ref"] in clicked
         item["modified"] = element["ref"] in modified
@@ -259,6 +261,28 @@ def filtered_summary(elements: Iterable[Element], clicked: set[int], modified: s
                 item[flag] = True
         summary.append(item)
     return summary
+
+
+def _useful(element: Element) -> bool:
+    """Whether the paper's rule (or ours beyond it: lists, pictures) keeps the element."""
+    if is_visual(element) or (element["tag"] == "img" and element["text"]):
+        return True
+    classes = set(element["classes"].split())
+    if element["tag"] not in USEFUL_TAGS | LIST_TAGS and not classes & USEFUL_CLASSES:
+        return False
+    bare = not element["text"] and not element["id"] and not classes & USEFUL_CLASSES
+    return not (element["tag"] in {"div", "ul", "tr", "p"} and bare)  # layout: its children carry the content
+
+
+def _with_ancestors(elements: Iterable[Element], parents: dict[int, int | None]) -> set[int]:
+    """The refs of ``elements`` and of every element that holds one of them."""
+    refs: set[int] = set()
+    for element in elements:
+        ref: int | None = element["ref"]
+        while ref is not None and ref not in refs:
+            refs.add(ref)
+            ref = parents.get(ref)
+    return refs
 
 
 _WHOLE_KEYS = _SUMMARY_KEYS + _SEEN_KEYS + ("parent", "fg", "bg", "focused", "selected")

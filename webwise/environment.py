@@ -43,7 +43,7 @@ _STATE_JS = "return [WOB_DONE_GLOBAL, WOB_REWARD_GLOBAL, WOB_RAW_REWARD_GLOBAL, 
 # (a line's ends, a polygon's points) in the viewport frame of getBoundingClientRect; the hull
 # of what a 2D canvas has drawn; the background of a childless, textless element (a swatch);
 # the alt text (or title) of an image, the text the page shows in its place; which options of
-# a list are chosen.
+# a list are chosen; which elements set the pointer cursor.
 _VISUALS_JS = """
 function paint(el, property, computed) {
   var written = el.getAttribute(property) || el.style[property];
@@ -138,8 +138,14 @@ function visuals() {
     } else if (el instanceof HTMLOptionElement && el.selected) {
       out[ref] = {color: '', points: [], selected: true};
     }
+    if (pointing(el, style)) { (out[ref] = out[ref] || {color: '', points: []}).clickable = true; }
   });
   return out;
+}
+// An element the page marks as one to click (it sets the pointer cursor, which its children
+// inherit): find-greatest's face-down cards are textless divs nothing else names.
+function pointing(el, style) {
+  return style.cursor === 'pointer' && !(el.parentElement && window.getComputedStyle(el.parentElement).cursor === 'pointer');
 }
 """
 # Asynchronous: waits (up to arguments[0] ms) until no jQuery animation and no finite CSS or
