@@ -67,9 +67,9 @@ def _why_not_code(reply: str) -> str:
     A block none of whose lines parse (a one-line program of calls joined by ``;``, cut
     off mid-call) was reported as no code at all, and the 1.5B wrote the same line again.
     """
-    body = next((body for lang, body in _FENCE.findall(reply) if lang.lower() in _CODE_LANGS and body.strip()), "")
+    body = next((block for block in _code_blocks(reply) if block.strip()), "")
     try:
-        ast.parse(_dedent(body))
+        ast.parse(body)
     except SyntaxError as exc:
         return f": its code block does not parse ({exc.msg}, line {exc.lineno})"
     except _UNPARSABLE:
@@ -98,7 +98,7 @@ class _Parser:
 
 def _best_block(reply: str, parser: _Parser) -> str | None:
     """The first fenced block that parses and calls an action; else bare code lines."""
-    blocks = [_dedent(body) for lang, body in _FENCE.findall(reply) if lang.lower() in _CODE_LANGS]
+    blocks = _code_blocks(reply)
     parsed: list[tuple[str, ast.Module]] = []
     for block in blocks:
         tree = parser.parse(block)[0] if block.strip() else None
@@ -113,6 +113,11 @@ def _best_block(reply: str, parser: _Parser) -> str | None:
         if prefix:
             return prefix[0]
     return _bare_code(reply, parser)
+
+
+def _code_blocks(reply: str) -> list[str]:
+    """The reply's fenced blocks marked as Python (or unmarked), dedented, in order."""
+    return [_dedent(body) for lang, body in _FENCE.findall(reply) if lang.lower() in _CODE_LANGS]
 
 
 def _bare_code(reply: str, parser: _Parser) -> str | None:
