@@ -105,7 +105,8 @@ def test_speed_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) ->
     from webwise.errors import ConfigError
     from webwise.llm.local import Tuning
 
-    assert Tuning.from_env(slots=2) == Tuning(slots=2, cache_mib=1024, draft="none")
+    assert Tuning.from_env() == Tuning(slots=1, cache_mib=1024, draft="none")
+    assert Tuning.from_env(slots=2) == Tuning(slots=2, cache_mib=0, draft="none")
     monkeypatch.setenv("WEBWISE_LOCAL_SLOTS", "1")
     monkeypatch.setenv("WEBWISE_LOCAL_CACHE_MIB", "0")
     monkeypatch.setenv("WEBWISE_LOCAL_DRAFT", "ngram")
@@ -115,6 +116,20 @@ def test_speed_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) ->
         with pytest.raises(ConfigError, match=name):
             Tuning.from_env()
         monkeypatch.delenv(name)
+
+
+def test_the_host_cache_is_refused_beside_a_second_slot(monkeypatch: pytest.MonkeyPatch) -> None:
+    """llama.cpp's host-RAM cache, shared by two slots, let one call's reply continue another's
+    conversation: two slots with it are a one-line error, not a silently mixed run."""
+    from webwise.errors import ConfigError
+    from webwise.llm.local import Tuning
+
+    monkeypatch.setenv("WEBWISE_LOCAL_CACHE_MIB", "512")
+    assert Tuning.from_env(slots=1).cache_mib == 512
+    with pytest.raises(ConfigError, match="needs one slot, not 2"):
+        Tuning.from_env(slots=2)
+    with pytest.raises(ConfigError, match="WEBWISE_LOCAL_CACHE_MIB=64"):
+        Tuning(slots=3, cache_mib=64)
 
 
 def _chunk(content: str | None = None, finish: str | None = None, **more: object) -> dict[str, object]:

@@ -11,7 +11,7 @@ Where a call's time goes is reported with every reply (``extra``): prompt tokens
 the cache, prompt and generation milliseconds, drafted and accepted tokens. Three knobs
 trade memory for speed (:class:`Tuning`, each also an environment variable): slots (calls
 that run at once, each slot keeping its own cached prefix), a host-RAM cache of prompt
-prefixes that a slot gives up, and speculative decoding that drafts tokens by n-gram
+prefixes that a slot gives up (with one slot only), and speculative decoding that drafts tokens by n-gram
 lookup in the prompt, which programs copy texts from.
 
 The embedded server also opens an HTTP port; we bind it to an ephemeral loopback port and
@@ -60,19 +60,34 @@ class Tuning:
     callers that alternate between tasks find their own task's prefix again instead of
     computing it anew (with no host cache one slot holds one prefix), and ``draft`` picks
     speculative decoding.
+
+    The host cache is for one slot only. With two slots llama.cpp restored another call's
+    state into a slot, and the reply went on with the other call's text: in the whole-suite
+    run (1.5B, two workers) about 2% of replies quoted the task running beside them, such as
+    a checkbox task's review naming the labels of the checkbox task next to it. Each worker's
+    own slot still keeps its last prompt, so the shared system part stays cached.
     """
 
     slots: int = 1
     cache_mib: int = 1024
     draft: str = "none"
 
+    def __post_init__(self) -> None:
+        if self.slots > 1 and self.cache_mib:
+            raise ConfigError(
+                f"the host-RAM prompt cache (WEBWISE_LOCAL_CACHE_MIB={self.cache_mib}) needs one slot, not "
+                f"{self.slots}: with several, llama.cpp can load one call's cached state into another's slot, "
+                "and the reply continues the other conversation (llama.cpp issue 27148)")
+
     @classmethod
     def from_env(cls, slots: int = 1) -> "Tuning":
+        """The settings for ``slots`` callers; the host-RAM cache only for one (see the class)."""
         draft = os.environ.get("WEBWISE_LOCAL_DRAFT", "") or cls.draft
         if draft not in DRAFTS:
             raise ConfigError(f"WEBWISE_LOCAL_DRAFT must be one of {', '.join(DRAFTS)}, not {draft!r}")
-        return cls(slots=_env_int("WEBWISE_LOCAL_SLOTS", slots),
-                   cache_mib=_env_int("WEBWISE_LOCAL_CACHE_MIB", cls.cache_mib, minimum=0), draft=draft)
+        slots = _env_int("WEBWISE_LOCAL_SLOTS", slots)
+        cache_mib = _env_int("WEBWISE_LOCAL_CACHE_MIB", cls.cache_mib if slots == 1 else 0, minimum=0)
+        return cls(slots=slots, cache_mib=cache_mib, draft=draft)
 
 
 class LocalModel:
