@@ -367,3 +367,19 @@ def test_episodes_with_and_without_guards_are_kept_apart() -> None:
     assert Job("click-button", 0, "webwise", "none").key("m", 1, True) == record_key(old)
     computed = tables.compute([old, literal])
     assert [column.label(False) for column in computed.groups] == ["webwise / none", "webwise / none, no guards"]
+
+
+def test_foreign_text_finds_a_reply_that_goes_on_with_another_tasks_reply() -> None:
+    """benchmarks/foreign_text.py: the serving mix it was written for is found; a literal the
+    call's own prompt shows, or one no other task wrote, is not."""
+    spec = importlib.util.spec_from_file_location("foreign_text", ROOT / "benchmarks" / "foreign_text.py")
+    foreign_text = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(foreign_text)
+    menu = "```python\nclick('button', 'Playback')  # open the submenu\nclick('button', 'Stop')\n```"
+    mixed = "```python\nclick('input_radio', 'yS82i')\nclick('button', 'Playback')  # open the submenu\n```"
+    own = "```python\nclick('input_radio', 'yS82i')\nclick('button', 'Submit')\n```"
+    run = [("click-menu-2", 2, "step", "Task: click Stop\n[5] button 'Playback'\n[6] button 'Stop'", menu),
+           ("click-option", 2, "step", "Task: select yS82i\n[3] input_radio #yS82i\n[4] button 'Submit'", mixed),
+           ("click-option", 1, "step", "Task: select yS82i\n[3] input_radio #yS82i\n[4] button 'Submit'", own)]
+    hits = foreign_text.foreign(run)
+    assert [(call[0], call[1], literal) for call, literal in hits] == [("click-option", 2, "'Playback'")]
