@@ -212,6 +212,18 @@ def test_textless_cards_the_page_marks_clickable_are_listed_and_clicked_by_ref(e
     assert executor.outcome.success
 
 
+@pytest.mark.parametrize("seed", [3, 4])
+def test_a_box_named_by_the_colour_the_page_shows_is_the_one_clicked(env: MiniWoBEnv, seed: int) -> None:
+    """click-color's boxes have no text; the summary prints each one's colour, and the 1.5B
+    named the box by it (``click('div', 'olive')``) at every seed and trial."""
+    env.reset("click-color", seed)
+    executor = Executor(env, filtered_summary)
+    executor.start()
+    colour = re.search(r"the (\S+) colored box", env.utterance).group(1)
+    executor.click("div", colour)
+    assert executor.outcome.success
+
+
 def test_typing_into_a_read_only_field_is_refused_and_its_calendar_is_what_sets_it(env: MiniWoBEnv) -> None:
     """choose-date's date field ignores keys: typing the asked date would leave it empty, then
     submit it, and the program would never learn why. The calendar its click opens sets it."""

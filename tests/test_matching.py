@@ -1,4 +1,4 @@
-"""The click rules of program API v1 and our five after them, on elements built by hand (no browser)."""
+"""The click rules of program API v1 and our six after them, on elements built by hand (no browser)."""
 
 from __future__ import annotations
 
@@ -87,6 +87,40 @@ def test_text_in_summary_notation_names_the_element_it_describes(tag: str, text:
 def test_notation_that_fits_no_element_still_raises(text: str) -> None:
     with pytest.raises(NoMatch):
         find_target(ELEMENTS, "a", text)
+
+
+# body > div#board > [swatch teal, swatch Maroon, swatch #4a90d9, span "maroon" (a caption)]
+SWATCHES = flatten(
+    {"ref": 1, "tag": "BODY", "children": [{"ref": 2, "tag": "DIV", "id": "board", "children": [
+        {"ref": 3, "tag": "DIV", "classes": "tile", "children": []},
+        {"ref": 4, "tag": "DIV", "classes": "tile", "children": []},
+        {"ref": 5, "tag": "DIV", "classes": "tile", "children": []},
+        {"ref": 6, "tag": "SPAN", "text": "maroon", "children": []},
+    ]}]},
+    {"3": {"color": "teal"}, "4": {"color": "Maroon"}, "5": {"color": "rgb(74, 144, 217)"}},
+)
+
+
+@pytest.mark.parametrize(
+    ("tag", "text", "ref", "written"),
+    [
+        ("div", "teal", 3, "a colour the page shows on one box"),
+        ("div", "TEAL", 3, "in any case"),
+        ("div", "#4A90D9", 5, "a colour printed as #rrggbb"),
+        ("div", "maroon", 2, "a text match wins over a box of that colour (rule 4: the board holds the caption)"),
+        ("div", ".tile @20,30 52x52 color=maroon", 4, "a copied line: its colour picks among the .tile boxes"),
+        ("div", "[5] div .tile color=teal", 5, "a ref outranks the colour"),
+    ],
+)
+def test_a_colour_names_the_box_that_shows_it(tag: str, text: str, ref: int, written: str) -> None:
+    """The 1.5B named click-color's boxes by their colour (``click('div', 'olive')``) at every
+    seed and trial; its copied line ``.color @4,103 52x52 color=olive`` clicked the first box."""
+    assert find_target(SWATCHES, tag, text)["ref"] == ref, written
+
+
+def test_a_colour_no_element_shows_is_no_match() -> None:
+    with pytest.raises(NoMatch):
+        find_target(SWATCHES, "div", "olive")
 
 
 def test_the_contract_rules_win_over_notation() -> None:

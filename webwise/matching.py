@@ -1,4 +1,4 @@
-"""Which element ``click(tag, text)`` means: the five rules of program API v1, then five more.
+"""Which element ``click(tag, text)`` means: the five rules of program API v1, then six more.
 
 Pure functions over flattened elements (see :func:`webwise.dom.flatten`), so the rules
 are testable without a browser. The first rule that matches wins; within a rule, the
@@ -20,7 +20,10 @@ Ninth: a text ending in an ellipsis is the start of one (the summary cuts long t
 cross (``x``, ``×``, ``✕``) names the element whose text is "Close": an icon-only close button
 shows people a cross and says Close only to screen readers and the summary, so an
 instruction or a person asks for "the x" (jQuery UI dialogs: 'labeled "x"', ``button
-"Close"``).
+"Close"``). Eleventh: a colour names the element that shows it, as people name a box by
+its colour; the summary prints a swatch's colour (``div .color color=olive``) and the
+1.5B wrote ``click('div', 'olive')`` on click-color at every seed and trial. For the same
+reason a copied line's ``color=`` picks among the elements it otherwise fits.
 """
 
 from __future__ import annotations
@@ -63,7 +66,7 @@ def _rules(tag: str, text: str) -> list[Callable[[Element], bool]]:
 #: A ref is ASCII digits: ``regex``'s ``\d`` also takes digits ``int()`` refuses (U+11F50).
 #: The box, colour and corners a line shows for a shape or a swatch (``@12,50 20x20
 #: color=red points=1,2 3,4``) describe how it looks, like ``value=``, and are dropped too.
-_PART = regex.compile(r'\[([0-9]+)\]|"([^"]*)"|#(\S+)|\.(\S+)|(value=(?:"[^"]*"|\S*)|color=\S*|points=\S*'
+_PART = regex.compile(r'\[([0-9]+)\]|"([^"]*)"|#(\S+)|\.(\S+)|color=(\S+)|(value=(?:"[^"]*"|\S*)|color=|points=\S*'
                       r'|@-?[0-9]+,-?[0-9]+|[0-9]+x[0-9]+|-?[0-9]+,-?[0-9]+(?=\s|$))|(\S+)')
 #: Words the summary adds after an element's name: state, not identity.
 _FLAGS = frozenset(FLAGS) | {"checked", "unchecked"}
@@ -77,6 +80,7 @@ class Described:
     text: str | None = None
     names: tuple[str, ...] = ()  # bare words: each the element's id or one of its classes
     classes: tuple[str, ...] = ()
+    color: str | None = None  # only picks among the elements the rest fits
 
     def fits(self, element: Element) -> bool:
         classes = element["classes"].split()
@@ -85,18 +89,21 @@ class Described:
                 and all(name == element["id"] or name in classes for name in self.names)
                 and all(name in classes for name in self.classes))
 
+    def shows(self, element: Element) -> bool:
+        return self.color is None or _same_colour(element, self.color)
+
 
 def described(text: str, tag: str = "") -> Described | None:
     """Read ``text`` as summary notation; None when it names nothing that way.
 
-    Flags, ``value=`` and the box, colour and corners are dropped (they describe state and
-    looks), and so is a copy of ``tag``
-    (the line starts with it). Any other bare word is an id or a class, and one with dots
-    inside is a run of classes, as models write them.
+    Flags, ``value=`` and the box and corners are dropped (they describe state and looks,
+    and models rewrite the numbers), and so is a copy of ``tag`` (the line starts with it).
+    The colour is kept to choose among the elements the rest fits. Any other bare word is an
+    id or a class, and one with dots inside is a run of classes, as models write them.
     """
-    ref, quoted, names, classes = None, None, [], []
+    ref, quoted, names, classes, color = None, None, [], [], None
     for match in _PART.finditer(text):
-        number, words, ident, dotted, _seen, word = match.groups()
+        number, words, ident, dotted, painted, _seen, word = match.groups()
         if number is not None:
             ref = int(number)
         elif words is not None:
@@ -105,13 +112,15 @@ def described(text: str, tag: str = "") -> Described | None:
             names.append(ident)
         elif dotted is not None:
             classes.extend(part for part in dotted.split(".") if part)
+        elif painted is not None:
+            color = painted
         elif word is not None and word not in _FLAGS and word != tag:
             head, *rest = word.split(".")
             names.extend([head] if head else [])
             classes.extend(part for part in rest if part)
     if ref is None and quoted is None and not names and not classes:
         return None
-    return Described(ref, quoted, tuple(names), tuple(classes))
+    return Described(ref, quoted, tuple(names), tuple(classes), color)
 
 
 def find_target(elements: Sequence[Element], tag: str, text: str) -> Element:
@@ -129,10 +138,11 @@ def find_target(elements: Sequence[Element], tag: str, text: str) -> Element:
         description = described(text, kind)
         if description is not None:
             matches = [element for element in elements if description.fits(element)]
+            matches = [element for element in matches if description.shows(element)] or matches
             if matches:
                 return next((e for e in matches if tag_matches(e, kind)), matches[0])
         loose = (_only_field(elements, kind.lower()) or _loosely_named(elements, kind, text)
-                 or _closed_by(elements, kind, text))
+                 or _closed_by(elements, kind, text) or _coloured(elements, kind, text))
         if loose is not None:
             return loose
     raise NoMatch(f"no {tag!r} element with text {text!r}; closest: {closest(elements, tag, text)}")
@@ -173,6 +183,16 @@ def _closed_by(elements: Sequence[Element], tag: str, text: str) -> Element | No
     if text not in _CROSSES:
         return None
     matches = [element for element in elements if element["deep_text"].strip().lower() == "close"]
+    return next((element for element in matches if tag_matches(element, tag)), matches[0] if matches else None)
+
+
+def _same_colour(element: Element, colour: str) -> bool:
+    return bool(element.get("color")) and _bare(element["color"]) == _bare(colour)
+
+
+def _coloured(elements: Sequence[Element], tag: str, text: str) -> Element | None:
+    """The eleventh rule: the first element that shows the colour ``text`` (one of ``tag`` first)."""
+    matches = [element for element in elements if _same_colour(element, text)]
     return next((element for element in matches if tag_matches(element, tag)), matches[0] if matches else None)
 
 
