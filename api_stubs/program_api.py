@@ -64,9 +64,9 @@ def click_at(x: float, y: float) -> Observation:
 
 
 def hover(tag: str, text: str) -> Observation:
-    """Move the pointer over the element click(tag, text) would hit, without clicking.
+    """Rest the pointer on the element click(tag, text) would hit, without clicking.
 
-    Example: hover('span', 'Help')
+    A menu item opens its submenu so. Example: hover('span', 'Help')
     """
     raise NotImplementedError
 

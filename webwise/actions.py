@@ -65,14 +65,18 @@ if (el instanceof HTMLOptionElement && el.closest('select')) {
   ['mousedown', 'mouseup', 'click'].forEach(function (t) {
     el.dispatchEvent(new MouseEvent(t, {bubbles: true, cancelable: true, view: window}));
   });
-} else { el.click(); el.focus(); }
+} else {
+  el.dispatchEvent(new MouseEvent('mouseover', {bubbles: true, cancelable: true, view: window}));
+  el.click(); el.focus();
+}
 return [null, name, false];
 """
 # A hidden element whose own text is arguments[0] (else the first that contains it), and the
 # ref of the visible control that opens the panel holding it: a link to an ancestor's id
 # (href="#id"), else an element naming it in aria-controls, as tabs and accordions
 # (jQuery UI, WAI-ARIA) do; for a hidden list nested in a visible list item (a file tree's
-# closed folder, a submenu), that item's first visible child with a text of its own.
+# closed folder, a submenu), that item's first visible child with a text of its own. The
+# fourth value says the hidden list is a menu's submenu (role="menu"), which hovering opens.
 _HIDDEN_JS = """
 var wanted = arguments[0].toLowerCase();
 function shown(el) { var r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; }
@@ -95,11 +99,12 @@ function control(el) {
       ref = opener(Array.from(document.querySelectorAll('a[href="#' + id + '"]')).concat(
         Array.from(document.querySelectorAll('[aria-controls="' + id + '"]'))));
     }
+    if (ref !== null) { return [ref, false]; }
     var item = up.parentElement;
-    if (ref === null && /^[UO]L$/.test(up.tagName) && !shown(up) && item.tagName === 'LI' && shown(item)) {
+    if (/^[UO]L$/.test(up.tagName) && !shown(up) && item.tagName === 'LI' && shown(item)) {
       ref = opener(Array.from(item.children).filter(function (c) { return c !== up && ownText(c); }));
     }
-    if (ref !== null) { return ref; }
+    if (ref !== null) { return [ref, up.getAttribute('role') === 'menu']; }
   }
   return null;
 }
@@ -108,8 +113,8 @@ var hidden = Array.from(document.body.querySelectorAll('*')).filter(function (el
 });
 hidden.sort(function (a, b) { return (ownText(b).toLowerCase() === wanted) - (ownText(a).toLowerCase() === wanted); });
 for (var i = 0; i < hidden.length; i++) {
-  var ref = control(hidden[i]);
-  if (ref !== null) { return [hidden[i].tagName.toLowerCase(), ownText(hidden[i]), ref]; }
+  var found = control(hidden[i]);
+  if (found !== null) { return [hidden[i].tagName.toLowerCase(), ownText(hidden[i])].concat(found); }
 }
 return null;
 """
@@ -187,6 +192,10 @@ _MAX_TEXT = 2000
 MAX_POINTS = 200
 #: The longest wait(), in seconds: a program has 10 s in all.
 MAX_WAIT = 5.0
+#: Seconds hover() rests the pointer before the page is observed: menus open a submenu a moment
+#: after the pointer arrives (jQuery UI waits 300 ms), and the observation only waits for
+#: animations already running, so a hover read at once saw the submenu still closed.
+HOVER_DWELL = 0.5
 #: Pixels between the moves of a drag: jQuery UI's sortable reorders as the pointer passes
 #: items, so a drag goes there in steps rather than in one jump.
 _DRAG_STEP = 20
@@ -424,6 +433,7 @@ class Executor:
         centre = dom.centre(target)
         _check_inside("hover", centre, self.env.viewport(), target)
         self.env.pointer(_whole([centre]), press=False)
+        time.sleep(HOVER_DWELL)
         return f"{target['tag']} {target['deep_text'][:40]!r}".strip()
 
     def _drag(self, action: str, tag: str, text: str, to: tuple[str, str] | tuple[float, float]) -> str:
@@ -492,15 +502,22 @@ class Executor:
         program that names a link in another tab gets "no element" and a list of visible
         look-alikes; the 1.5B then scrolled, or clicked the same tab again (paper48:
         click-tab-2 and click-collapsible-2). The panel's own control says where it is.
+        A menu's submenu opens under the pointer, and a click on its item chooses that item
+        (click-menu ends the episode as failed), so for a submenu the hint is a hover.
         """
         wanted = dom.collapse(text)
         found = self.env.script(_HIDDEN_JS, wanted) if wanted else None
         if not found:
             return None
-        hidden_tag, hidden_text, ref = found
+        hidden_tag, hidden_text, ref, menu = found
         control = next((e for e in elements if e["ref"] == ref), None)
-        call = naming_call(elements, control) if control is not None else None
-        return f"{hidden_tag} {hidden_text[:40]!r} is in a closed panel: {call} opens it" if call else None
+        call = naming_call(elements, control, "hover" if menu else "click") if control is not None else None
+        if call is None:
+            return None
+        if menu:
+            return (f"{hidden_tag} {hidden_text[:40]!r} is in a closed submenu: {call} opens it "
+                    "(a click on the item would choose it)")
+        return f"{hidden_tag} {hidden_text[:40]!r} is in a closed panel: {call} opens it"
 
     def _focused(self) -> tuple[str, str, int | None]:
         """Tag, input type and ref of the focused editable element.

@@ -231,12 +231,13 @@ def captioned_field(elements: Sequence[Element], caption: Element) -> Element | 
     return None
 
 
-def naming_call(elements: Sequence[Element], element: Element) -> str | None:
-    """A ``click`` call that finds ``element`` here: by its text, its id, or its ``[ref]``."""
+def naming_call(elements: Sequence[Element], element: Element, action: str = "click") -> str | None:
+    """An ``action`` call (``click`` or another that names elements so) that finds ``element``
+    here: by its text, its id, or its ``[ref]``."""
     for text in (element["deep_text"], element["id"], f"[{element['ref']}]"):
         try:
             if text and find_target(elements, element["tag"], text)["ref"] == element["ref"]:
-                return f"click({element['tag']!r}, {text!r})"
+                return f"{action}({element['tag']!r}, {text!r})"
         except NoMatch:
             continue
     return None
