@@ -245,6 +245,24 @@ def test_a_box_named_by_the_colour_the_page_shows_is_the_one_clicked(env: MiniWo
     assert executor.outcome.success
 
 
+@pytest.mark.parametrize(("task", "seed"), [("choose-date", 2), ("book-flight", 1), ("choose-date-medium", 4)])
+def test_a_date_typed_into_a_calendar_field_gets_the_clicks_that_pick_it(env: MiniWoBEnv, task: str, seed: int) -> None:
+    """The 1.5B typed the asked date into the read-only field, then, told to use the calendar,
+    clicked day 1 of the month shown (choose-date, book-flight: 0 of 18). The error names the
+    moves from the month shown and the day; following them sets the field to that date."""
+    executor = start(env, task, seed)
+    date = re.search(r"\d\d/\d\d/\d{4}", env.utterance).group(0)
+    executor.click("input_text", "datepicker")
+    with pytest.raises(ActionError, match=r"the calendar shows December 2016; for ") as info:
+        executor.enter_text(date)
+    move = re.search(r"call click\('(\w+)', '(\w+)'\) (once|(\d+) times), then", str(info.value))
+    for _ in range(int(move.group(4) or 1) if move else 0):
+        executor.click(move.group(1), move.group(2))
+    day = re.search(r"click\('(\w+)', '(\d+)'\)$", str(info.value))
+    executor.click(day.group(1), day.group(2))
+    assert input_value(env, "#datepicker") == date
+
+
 def test_typing_into_a_read_only_field_is_refused_and_its_calendar_is_what_sets_it(env: MiniWoBEnv) -> None:
     """choose-date's date field ignores keys: typing the asked date would leave it empty, then
     submit it, and the program would never learn why. The calendar its click opens sets it."""

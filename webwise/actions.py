@@ -17,7 +17,7 @@ from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.keys import Keys
 
 from webwise import dom
-from webwise.dates import to_input_value
+from webwise.dates import month_title, parse_date, shown_month, to_input_value
 from webwise.environment import BrowserDied, MiniWoBEnv, Outcome
 from webwise.matching import NoMatch, captioned_field, find_target, naming_call
 
@@ -575,6 +575,32 @@ class Executor:
         clicked = f"click({previous.args[0]!r}, {previous.args[1]!r})"
         return f"{clicked} clicked the {shown}, not its field; click the field: {call}"
 
+    def _calendar_clicks(self, text: str) -> str | None:
+        """The clicks that pick the date ``text`` on the calendar the page shows, or None.
+
+        The 1.5B typed the asked date into choose-date's and book-flight's read-only field,
+        and when told to use the calendar clicked day 1 of the month it showed (0 of 18
+        episodes). The calendar's title says which month is shown, its Prev and Next
+        controls move by one, and a day is a link named by its number.
+        """
+        wanted = parse_date(text)
+        shown = shown_month([e["text"] for e in self.elements if e["text"]])
+        if wanted is None or shown is None:
+            return None
+        months = (wanted.year - shown[0]) * 12 + wanted.month - shown[1]
+        step = "next" if months > 0 else "prev"
+        control = next((e for e in self.elements if e["text"].lower() in (step, step + "ious")), None)
+        move = naming_call(self.elements, control) if control is not None else None
+        if months and move is None:
+            return None
+        days = [e for e in self.elements if e["text"] == str(wanted.day) and e["tag"] in ("a", "button", "td", "span")]
+        day = f"click({(days[0]['tag'] if days else 'a')!r}, {str(wanted.day)!r})"
+        title = month_title(*shown)
+        if not months:
+            return f"the calendar shows {title}; for {text} call {day}"
+        times = "once" if abs(months) == 1 else f"{abs(months)} times"
+        return f"the calendar shows {title}; for {text} call {move} {times}, then {day}"
+
     def _type(self, text: str) -> str:
         """Type into the focused field; a field that already holds exactly ``text`` keeps it.
 
@@ -598,7 +624,8 @@ class Executor:
             body = ""
         elif body and self.env.script(_READ_ONLY_JS):
             raise ActionError(f"not typed: the focused {tag} is read-only, the page fills it from its own "
-                              "controls (a date picker's calendar, a list): click the value among them instead")
+                              "controls (a date picker's calendar, a list): "
+                              + (self._calendar_clicks(body) or "click the value among them instead"))
         elif kind in _SET_KINDS:
             value = to_input_value(kind, body)
             if value is None:

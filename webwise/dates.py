@@ -61,3 +61,35 @@ def to_input_value(kind: str, text: str) -> str | None:
             return f"{date.isoformat()}T{time.strftime('%H:%M')}"
         return None
     return text.strip() or None
+
+
+_MONTHS = {name.lower(): number for number, name in enumerate(
+    ("January", "February", "March", "April", "May", "June", "July", "August", "September",
+     "October", "November", "December"), start=1)}
+_MONTHS.update({name[:3]: number for name, number in list(_MONTHS.items())})
+_MONTH_TITLE = re.compile(r"^([A-Za-z]+)\.?(?:,?\s+(\d{4}))?$")
+_YEAR = re.compile(r"^\d{4}$")
+
+
+def shown_month(texts: list[str]) -> tuple[int, int] | None:
+    """The (year, month) a calendar's title shows among ``texts`` (the page's texts in order),
+    or None.
+
+    A date picker titles its month ``December 2016``, or as two pieces (jQuery UI: a
+    ``December`` span and a ``2016`` span just after it).
+    """
+    for index, text in enumerate(texts):
+        match = _MONTH_TITLE.match(text.strip())
+        month = _MONTHS.get(match[1].lower()) if match else None
+        if month is None:
+            continue
+        year = match[2] or next((t.strip() for t in texts[index + 1:index + 3] if _YEAR.match(t.strip())), None)
+        if year:
+            return int(year), month
+    return None
+
+
+def month_title(year: int, month: int) -> str:
+    """``December 2016``: a month as a calendar titles it."""
+    return dt.date(year, month, 1).strftime("%B %Y")
+
