@@ -18,7 +18,7 @@ from typing import Any
 from RestrictedPython.Guards import guarded_iter_unpack_sequence, guarded_unpack_sequence
 from RestrictedPython.transformer import INSPECT_ATTRIBUTES
 
-from sandbox.modules import Namespace, guarded_import
+from sandbox.modules import MODULES, Namespace, guarded_import
 
 # Objects whose every attribute leads to frames, code or the interpreter.
 _OPAQUE_TYPES = (
@@ -193,6 +193,7 @@ def namespace(printer: Printer) -> dict[str, Any]:
         raise TypeError(f"cannot modify {type(obj).__name__} objects")
 
     builtins = dict(_BUILTINS)
+    builtins.update(MODULES)  # the prompt names them as there to use; an import gives the same ones
     builtins.update(
         __import__=guarded_import, getattr=guarded_getattr, hasattr=guarded_hasattr,
         ActionError=ActionError,

@@ -96,6 +96,17 @@ def test_allowed_modules_work_as_proxies(box: Sandbox):
                                       "[('a', 3)] {'x': [1]} ['a'] [0, 1] [0, 1, 2]\n")
 
 
+def test_the_allowed_modules_need_no_import(box: Sandbox):
+    """The prompt lists re, math and the rest as there to use, and small models use them so:
+    the 0.5B wrote ``re.search(...)`` with no import in 8 programs of one bench, each a NameError.
+    An import still gives the same namespace, and nothing else arrives unimported."""
+    code = ("print(re.findall(r'\\d+', 'a12b3'), math.floor(2.5), string.digits[:2])\n"
+            "import re as again\nprint(again is re)\nprint(os)\n")
+    result = run(box, code)
+    assert result.output == "['12', '3'] 2 01\nTrue\n"
+    assert "NameError" in result.error and "'os'" in result.error
+
+
 def test_action_rebinds_observation_everywhere_and_returns_value(box: Sandbox):
     handler = Recorder()
     code = (
