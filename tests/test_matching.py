@@ -110,6 +110,7 @@ SWATCHES = flatten(
         ("div", "maroon", 2, "a text match wins over a box of that colour (rule 4: the board holds the caption)"),
         ("div", ".tile @20,30 52x52 color=maroon", 4, "a copied line: its colour picks among the .tile boxes"),
         ("div", "[5] div .tile color=teal", 5, "a ref outranks the colour"),
+        ("div", "@20,30 52x52 color=maroon", 4, "a line's box and colour, nothing else: the colour names it"),
     ],
 )
 def test_a_colour_names_the_box_that_shows_it(tag: str, text: str, ref: int, written: str) -> None:
@@ -118,9 +119,10 @@ def test_a_colour_names_the_box_that_shows_it(tag: str, text: str, ref: int, wri
     assert find_target(SWATCHES, tag, text)["ref"] == ref, written
 
 
-def test_a_colour_no_element_shows_is_no_match() -> None:
+@pytest.mark.parametrize("text", ["olive", "@20,30 52x52 color=olive"])
+def test_a_colour_no_element_shows_is_no_match(text: str) -> None:
     with pytest.raises(NoMatch):
-        find_target(SWATCHES, "div", "olive")
+        find_target(SWATCHES, "div", text)
 
 
 def test_the_contract_rules_win_over_notation() -> None:

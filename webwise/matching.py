@@ -23,7 +23,8 @@ instruction or a person asks for "the x" (jQuery UI dialogs: 'labeled "x"', ``bu
 "Close"``). Eleventh: a colour names the element that shows it, as people name a box by
 its colour; the summary prints a swatch's colour (``div .color color=olive``) and the
 1.5B wrote ``click('div', 'olive')`` on click-color at every seed and trial. For the same
-reason a copied line's ``color=`` picks among the elements it otherwise fits.
+reason a copied line's ``color=`` picks among the elements it otherwise fits, and names the
+element by itself when nothing else in the line does (``circle @84,134 17x17 color=yellow``).
 """
 
 from __future__ import annotations
@@ -83,11 +84,15 @@ class Described:
     color: str | None = None  # only picks among the elements the rest fits
 
     def fits(self, element: Element) -> bool:
+        """Whether the element is the one described; the colour decides only when nothing
+        else names it (``circle @84,134 17x17 color=yellow``)."""
         classes = element["classes"].split()
+        named = self.ref is not None or self.text is not None or bool(self.names or self.classes)
         return ((self.ref is None or element["ref"] == self.ref)
                 and (self.text is None or element["deep_text"] == self.text)
                 and all(name == element["id"] or name in classes for name in self.names)
-                and all(name in classes for name in self.classes))
+                and all(name in classes for name in self.classes)
+                and (named or self.shows(element)))
 
     def shows(self, element: Element) -> bool:
         return self.color is None or _same_colour(element, self.color)
@@ -118,7 +123,7 @@ def described(text: str, tag: str = "") -> Described | None:
             head, *rest = word.split(".")
             names.extend([head] if head else [])
             classes.extend(part for part in rest if part)
-    if ref is None and quoted is None and not names and not classes:
+    if ref is None and quoted is None and not names and not classes and color is None:
         return None
     return Described(ref, quoted, tuple(names), tuple(classes), color)
 
