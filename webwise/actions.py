@@ -588,8 +588,8 @@ class Executor:
         if wanted is None or shown is None:
             return None
         months = (wanted.year - shown[0]) * 12 + wanted.month - shown[1]
-        step = "next" if months > 0 else "prev"
-        control = next((e for e in self.elements if e["text"].lower() in (step, step + "ious")), None)
+        names = ("next",) if months > 0 else ("prev", "previous")
+        control = next((e for e in self.elements if e["text"].lower() in names), None)
         move = naming_call(self.elements, control) if control is not None else None
         if months and move is None:
             return None
