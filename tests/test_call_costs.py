@@ -105,31 +105,28 @@ def test_speed_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) ->
     from webwise.errors import ConfigError
     from webwise.llm.local import Tuning
 
-    assert Tuning.from_env() == Tuning(slots=1, cache_mib=1024, draft="none")
-    assert Tuning.from_env(slots=2) == Tuning(slots=2, cache_mib=0, draft="none")
+    assert Tuning.from_env(slots=2) == Tuning(slots=2, draft="none")
     monkeypatch.setenv("WEBWISE_LOCAL_SLOTS", "1")
-    monkeypatch.setenv("WEBWISE_LOCAL_CACHE_MIB", "0")
     monkeypatch.setenv("WEBWISE_LOCAL_DRAFT", "ngram")
-    assert Tuning.from_env(slots=2) == Tuning(slots=1, cache_mib=0, draft="ngram")
-    for name, bad in (("WEBWISE_LOCAL_DRAFT", "fast"), ("WEBWISE_LOCAL_SLOTS", "0"), ("WEBWISE_LOCAL_CACHE_MIB", "-1")):
+    monkeypatch.setenv("WEBWISE_LOCAL_CACHE_MIB", "0")
+    assert Tuning.from_env(slots=2) == Tuning(slots=1, draft="ngram")
+    for name, bad in (("WEBWISE_LOCAL_DRAFT", "fast"), ("WEBWISE_LOCAL_SLOTS", "0")):
         monkeypatch.setenv(name, bad)
         with pytest.raises(ConfigError, match=name):
             Tuning.from_env()
         monkeypatch.delenv(name)
 
 
-def test_the_host_cache_is_refused_beside_a_second_slot(monkeypatch: pytest.MonkeyPatch) -> None:
-    """llama.cpp's host-RAM cache, shared by two slots, let one call's reply continue another's
-    conversation: two slots with it are a one-line error, not a silently mixed run."""
+def test_the_host_ram_prompt_cache_cannot_be_turned_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """llama.cpp's host-RAM cache let replies go on with another task's text, with two slots
+    and with one: asking for it is a one-line error, not a silently mixed run."""
     from webwise.errors import ConfigError
     from webwise.llm.local import Tuning
 
-    monkeypatch.setenv("WEBWISE_LOCAL_CACHE_MIB", "512")
-    assert Tuning.from_env(slots=1).cache_mib == 512
-    with pytest.raises(ConfigError, match="needs one slot, not 2"):
-        Tuning.from_env(slots=2)
-    with pytest.raises(ConfigError, match="WEBWISE_LOCAL_CACHE_MIB=64"):
-        Tuning(slots=3, cache_mib=64)
+    for slots in (1, 2):
+        monkeypatch.setenv("WEBWISE_LOCAL_CACHE_MIB", "1024")
+        with pytest.raises(ConfigError, match="WEBWISE_LOCAL_CACHE_MIB: llama.cpp's host-RAM prompt cache stays off"):
+            Tuning.from_env(slots=slots)
 
 
 def _chunk(content: str | None = None, finish: str | None = None, **more: object) -> dict[str, object]:

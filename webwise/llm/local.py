@@ -8,11 +8,10 @@ before generating anything and refuses one that exceeds ``n_ctx``; that refusal 
 :class:`ContextOverflow` (the paper's "TLE") at no generation cost.
 
 Where a call's time goes is reported with every reply (``extra``): prompt tokens taken from
-the cache, prompt and generation milliseconds, drafted and accepted tokens. Three knobs
+the cache, prompt and generation milliseconds, drafted and accepted tokens. Two knobs
 trade memory for speed (:class:`Tuning`, each also an environment variable): slots (calls
-that run at once, each slot keeping its own cached prefix), a host-RAM cache of prompt
-prefixes that a slot gives up (with one slot only), and speculative decoding that drafts tokens by n-gram
-lookup in the prompt, which programs copy texts from.
+that run at once, each slot keeping its own cached prefix) and speculative decoding that
+drafts tokens by n-gram lookup in the prompt, which programs copy texts from.
 
 The embedded server also opens an HTTP port; we bind it to an ephemeral loopback port and
 never use it.
@@ -56,38 +55,29 @@ class Tuning:
     """How the embedded server spends memory for speed; :meth:`from_env` reads the overrides.
 
     ``slots`` calls run at once (a bench's workers: llama.cpp decodes them in one batch),
-    ``cache_mib`` of host RAM keep the KV state of prompt prefixes a slot moved on from, so
-    callers that alternate between tasks find their own task's prefix again instead of
-    computing it anew (with no host cache one slot holds one prefix), and ``draft`` picks
-    speculative decoding.
+    each slot keeping its caller's last prompt cached, and ``draft`` picks speculative
+    decoding.
 
-    The host cache is for one slot only. With two slots llama.cpp restored another call's
-    state into a slot, and the reply went on with the other call's text: in the whole-suite
-    run (1.5B, two workers) about 2% of replies quoted the task running beside them, such as
-    a checkbox task's review naming the labels of the checkbox task next to it. Each worker's
-    own slot still keeps its last prompt, so the shared system part stays cached.
+    llama.cpp's host-RAM prompt cache, which keeps the prefixes a slot moved on from, stays
+    off: it loaded other calls' state into a slot, and the reply went on with another task's
+    text. With two slots about 2% of the whole-suite run's 1.5B replies quoted the task running
+    beside them (a checkbox task's review naming the next checkbox task's labels); with one
+    slot the 0.5B answered click-test with a program for another page, where the same prompt
+    on a model without the cache answers ``click('button', '')``.
     """
 
     slots: int = 1
-    cache_mib: int = 1024
     draft: str = "none"
-
-    def __post_init__(self) -> None:
-        if self.slots > 1 and self.cache_mib:
-            raise ConfigError(
-                f"the host-RAM prompt cache (WEBWISE_LOCAL_CACHE_MIB={self.cache_mib}) needs one slot, not "
-                f"{self.slots}: with several, llama.cpp can load one call's cached state into another's slot, "
-                "and the reply continues the other conversation (llama.cpp issue 27148)")
 
     @classmethod
     def from_env(cls, slots: int = 1) -> "Tuning":
-        """The settings for ``slots`` callers; the host-RAM cache only for one (see the class)."""
         draft = os.environ.get("WEBWISE_LOCAL_DRAFT", "") or cls.draft
         if draft not in DRAFTS:
             raise ConfigError(f"WEBWISE_LOCAL_DRAFT must be one of {', '.join(DRAFTS)}, not {draft!r}")
-        slots = _env_int("WEBWISE_LOCAL_SLOTS", slots)
-        cache_mib = _env_int("WEBWISE_LOCAL_CACHE_MIB", cls.cache_mib if slots == 1 else 0, minimum=0)
-        return cls(slots=slots, cache_mib=cache_mib, draft=draft)
+        if os.environ.get("WEBWISE_LOCAL_CACHE_MIB", "0") != "0":
+            raise ConfigError("WEBWISE_LOCAL_CACHE_MIB: llama.cpp's host-RAM prompt cache stays off, because it "
+                              "loaded other calls' state into a slot and replies went on with another task's text")
+        return cls(slots=_env_int("WEBWISE_LOCAL_SLOTS", slots), draft=draft)
 
 
 class LocalModel:
@@ -113,7 +103,7 @@ class LocalModel:
         params.kv_unified = False
         params.cache_idle_slots = False  # a slot keeps its caller's prefix while the others run
         params.cache_prompt = True
-        params.cache_ram_mib = self.tuning.cache_mib
+        params.cache_ram_mib = 0  # see Tuning: the host-RAM cache mixes calls
         if self.tuning.draft == "ngram":
             params.speculative.types = [xllamacpp.common_speculative_type.COMMON_SPECULATIVE_TYPE_NGRAM_SIMPLE]
         params.cpuparams.n_threads = threads
