@@ -581,7 +581,8 @@ class Executor:
         The 1.5B typed the asked date into choose-date's and book-flight's read-only field,
         and when told to use the calendar clicked day 1 of the month it showed (0 of 18
         episodes). The calendar's title says which month is shown, its Prev and Next
-        controls move by one, and a day is a link named by its number.
+        controls move by one, and a day is a link named by its number. Several moves are
+        written as a loop: told to call Prev "11 times", the 1.5B called it once.
         """
         wanted = parse_date(text)
         shown = shown_month([e["text"] for e in self.elements if e["text"]])
@@ -598,8 +599,11 @@ class Executor:
         title = month_title(*shown)
         if not months:
             return f"the calendar shows {title}; for {text} call {day}"
-        times = "once" if abs(months) == 1 else f"{abs(months)} times"
-        return f"the calendar shows {title}; for {text} call {move} {times}, then {day}"
+        if abs(months) == 1:
+            return f"the calendar shows {title}; for {text} call {move}, then {day}"
+        way = "forward" if months > 0 else "back"
+        return (f"the calendar shows {title}; for {text} go {way} {abs(months)} months with "
+                f"`for _ in range({abs(months)}): {move}`, then call {day}")
 
     def _type(self, text: str) -> str:
         """Type into the focused field; a field that already holds exactly ``text`` keeps it.
