@@ -594,8 +594,9 @@ class Executor:
         move = naming_call(self.elements, control) if control is not None else None
         if months and move is None:
             return None
-        days = [e for e in self.elements if e["text"] == str(wanted.day) and e["tag"] in ("a", "button", "td", "span")]
-        day = f"click({(days[0]['tag'] if days else 'a')!r}, {str(wanted.day)!r})"
+        link = next((e["tag"] for e in self.elements
+                     if e["text"] == str(wanted.day) and e["tag"] in ("a", "button", "td", "span")), "a")
+        day = f"click({link!r}, {str(wanted.day)!r})"
         title = month_title(*shown)
         if not months:
             return f"the calendar shows {title}; for {text} call {day}"

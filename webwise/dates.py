@@ -92,4 +92,3 @@ def shown_month(texts: list[str]) -> tuple[int, int] | None:
 def month_title(year: int, month: int) -> str:
     """``December 2016``: a month as a calendar titles it."""
     return dt.date(year, month, 1).strftime("%B %Y")
-

@@ -81,18 +81,22 @@ class Described:
     text: str | None = None
     names: tuple[str, ...] = ()  # bare words: each the element's id or one of its classes
     classes: tuple[str, ...] = ()
-    color: str | None = None  # only picks among the elements the rest fits
+    color: str | None = None  # picks among the elements the rest fits, or alone names one
+
+    @property
+    def named(self) -> bool:
+        """Whether anything but the colour names the element."""
+        return self.ref is not None or self.text is not None or bool(self.names or self.classes)
 
     def fits(self, element: Element) -> bool:
         """Whether the element is the one described; the colour decides only when nothing
         else names it (``circle @84,134 17x17 color=yellow``)."""
         classes = element["classes"].split()
-        named = self.ref is not None or self.text is not None or bool(self.names or self.classes)
         return ((self.ref is None or element["ref"] == self.ref)
                 and (self.text is None or element["deep_text"] == self.text)
                 and all(name == element["id"] or name in classes for name in self.names)
                 and all(name in classes for name in self.classes)
-                and (named or self.shows(element)))
+                and (self.named or self.shows(element)))
 
     def shows(self, element: Element) -> bool:
         return self.color is None or _same_colour(element, self.color)
@@ -123,9 +127,8 @@ def described(text: str, tag: str = "") -> Described | None:
             head, *rest = word.split(".")
             names.extend([head] if head else [])
             classes.extend(part for part in rest if part)
-    if ref is None and quoted is None and not names and not classes and color is None:
-        return None
-    return Described(ref, quoted, tuple(names), tuple(classes), color)
+    description = Described(ref, quoted, tuple(names), tuple(classes), color)
+    return description if description.named or color is not None else None
 
 
 def find_target(elements: Sequence[Element], tag: str, text: str) -> Element:
@@ -145,7 +148,7 @@ def find_target(elements: Sequence[Element], tag: str, text: str) -> Element:
             matches = [element for element in elements if description.fits(element)]
             matches = [element for element in matches if description.shows(element)] or matches
             if matches:
-                return next((e for e in matches if tag_matches(e, kind)), matches[0])
+                return _tag_first(matches, kind)
         loose = (_only_field(elements, kind.lower()) or _loosely_named(elements, kind, text)
                  or _closed_by(elements, kind, text) or _coloured(elements, kind, text))
         if loose is not None:
@@ -188,7 +191,12 @@ def _closed_by(elements: Sequence[Element], tag: str, text: str) -> Element | No
     if text not in _CROSSES:
         return None
     matches = [element for element in elements if element["deep_text"].strip().lower() == "close"]
-    return next((element for element in matches if tag_matches(element, tag)), matches[0] if matches else None)
+    return _tag_first(matches, tag) if matches else None
+
+
+def _tag_first(matches: Sequence[Element], tag: str) -> Element:
+    """The first of ``matches`` whose tag matches ``tag``, else the first of them."""
+    return next((element for element in matches if tag_matches(element, tag)), matches[0])
 
 
 def _same_colour(element: Element, colour: str) -> bool:
@@ -198,7 +206,7 @@ def _same_colour(element: Element, colour: str) -> bool:
 def _coloured(elements: Sequence[Element], tag: str, text: str) -> Element | None:
     """The eleventh rule: the first element that shows the colour ``text`` (one of ``tag`` first)."""
     matches = [element for element in elements if _same_colour(element, text)]
-    return next((element for element in matches if tag_matches(element, tag)), matches[0] if matches else None)
+    return _tag_first(matches, tag) if matches else None
 
 
 def _only_field(elements: Sequence[Element], tag: str) -> Element | None:
