@@ -343,7 +343,6 @@ def _literal_click(node: ast.Call) -> tuple[str, str] | None:
     return (tag, text) if isinstance(tag, str) and isinstance(text, str) else None
 
 
-
 def chars_past_block(reply: str) -> int:
     """Characters of ``reply`` after its first code block closes (0 when none closes).
 

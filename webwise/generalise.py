@@ -1,4 +1,4 @@
-"""Generalising a harvested program: literals copied from the instruction become reads of ``task``.
+r"""Generalising a harvested program: literals copied from the instruction become reads of ``task``.
 
 A small model solving a task zero-shot often copies the instruction's answer into its program
 (``click('label', 'peh7J')`` for "Select peh7J and click Submit."). That program solves its own

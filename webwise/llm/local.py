@@ -167,7 +167,6 @@ class LocalModel:
         self._server = None
 
 
-
 REPEATS = 6
 """Complete lines in a row, all one line, that mark a reply gone into a loop: the 0.5B writes
 ``click('button', '')`` over and over until the token limit (two calls of 36 on paper48 with
