@@ -105,11 +105,11 @@ def test_speed_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) ->
     from webwise.errors import ConfigError
     from webwise.llm.local import Tuning
 
-    assert Tuning.from_env(slots=2) == Tuning(slots=2, draft="none")
-    monkeypatch.setenv("WEBWISE_LOCAL_SLOTS", "1")
+    assert Tuning.from_env() == Tuning(slots=1, draft="none")
+    monkeypatch.setenv("WEBWISE_LOCAL_SLOTS", "2")
     monkeypatch.setenv("WEBWISE_LOCAL_DRAFT", "ngram")
     monkeypatch.setenv("WEBWISE_LOCAL_CACHE_MIB", "0")
-    assert Tuning.from_env(slots=2) == Tuning(slots=1, draft="ngram")
+    assert Tuning.from_env() == Tuning(slots=2, draft="ngram")
     for name, bad in (("WEBWISE_LOCAL_DRAFT", "fast"), ("WEBWISE_LOCAL_SLOTS", "0")):
         monkeypatch.setenv(name, bad)
         with pytest.raises(ConfigError, match=name):
@@ -123,10 +123,11 @@ def test_the_host_ram_prompt_cache_cannot_be_turned_on(monkeypatch: pytest.Monke
     from webwise.errors import ConfigError
     from webwise.llm.local import Tuning
 
-    for slots in (1, 2):
-        monkeypatch.setenv("WEBWISE_LOCAL_CACHE_MIB", "1024")
+    monkeypatch.setenv("WEBWISE_LOCAL_CACHE_MIB", "1024")
+    for slots in ("1", "2"):
+        monkeypatch.setenv("WEBWISE_LOCAL_SLOTS", slots)
         with pytest.raises(ConfigError, match="WEBWISE_LOCAL_CACHE_MIB: llama.cpp's host-RAM prompt cache stays off"):
-            Tuning.from_env(slots=slots)
+            Tuning.from_env()
 
 
 def _chunk(content: str | None = None, finish: str | None = None, **more: object) -> dict[str, object]:

@@ -90,10 +90,12 @@ COPY = ("Here are the page's link texts: 'Rutrum', 'Sed pellentesque', 'Odio viv
         "list named links and prints it.")
 
 
-def test_two_callers_keep_their_own_prompt_prefixes() -> None:
-    """A bench's workers alternate calls on different tasks: with one slot each call evicted the
-    other's prefix; with a slot per calling thread a worker's next call finds its own cached."""
-    llm = make_llm("local:0.5b", callers=2)
+def test_two_slots_keep_their_callers_own_prompt_prefixes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``WEBWISE_LOCAL_SLOTS=2`` a bench's two workers, alternating calls on different
+    tasks, each find their own last prompt cached, where with one slot each call evicts the
+    other's."""
+    monkeypatch.setenv("WEBWISE_LOCAL_SLOTS", "2")
+    llm = make_llm("local:0.5b")
     first, other = ask(COPY + " Use a for loop.", max_tokens=8), ask("Print the first ten squares.", max_tokens=8)
     try:
         with ThreadPoolExecutor(1) as worker_a, ThreadPoolExecutor(1) as worker_b:

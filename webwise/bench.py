@@ -442,7 +442,7 @@ class Bench(Pool):
                 raise ConfigError(f"{path} already holds {len(existing)} episodes: pass --resume to continue, "
                                   "or choose another --out")
             read_results(path, repair=True)  # cut a torn last line before appending after it
-            first = make_llm(config.llm, callers=min(config.workers, len(plan)) or 1)
+            first = make_llm(config.llm)
             try:
                 return self._run(plan, existing, first)
             finally:

@@ -275,7 +275,7 @@ class Harvest(Pool):
         self.store_dir.mkdir(parents=True, exist_ok=True)
         journal = self.store_dir / JOURNAL
         existing = read_results(journal, repair=True)  # a torn last line is cut before appending after it
-        first = make_llm(config.llm, callers=min(config.workers, len(plan)) or 1)
+        first = make_llm(config.llm)
         try:
             keys = [job.key(first.name, config.trials, config.guards) for job in plan]
             done = {record_key(r) for r in existing if not r.get("infra_error")}

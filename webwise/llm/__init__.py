@@ -15,11 +15,8 @@ __all__ = ["ChatModel", "ChatReply", "ChatRequest", "Message", "SPECS", "make_ll
 SPECS = "local (the 0.5B), local:0.5b, local:1.5b, local:PATH.gguf, openai:MODEL or replay:FILE"
 
 
-def make_llm(spec: str, cache_dir: Path | None = None, *, callers: int = 1) -> ChatModel:
+def make_llm(spec: str, cache_dir: Path | None = None) -> ChatModel:
     """Build a backend from a ``--llm`` spec, one of :data:`SPECS`.
-
-    ``callers`` is how many threads will call it at once (a bench's workers): the embedded
-    model gets that many slots unless ``WEBWISE_LOCAL_SLOTS`` says otherwise.
 
     Real backends are wrapped in the on-disk response cache when ``cache_dir`` or
     ``WEBWISE_LLM_CACHE`` names a directory; replay never is.
@@ -37,7 +34,7 @@ def make_llm(spec: str, cache_dir: Path | None = None, *, callers: int = 1) -> C
         timeout, policy = policy_from_env()
         model: ChatModel = OpenAIModel(arg, timeout=timeout, policy=policy)
     elif kind == "local":
-        model = _make_local(arg, callers)
+        model = _make_local(arg)
     else:
         raise ConfigError(f"unknown --llm spec {spec!r}: use {SPECS}")
     cache = cache_dir or (Path(os.environ["WEBWISE_LLM_CACHE"]) if os.environ.get("WEBWISE_LLM_CACHE") else None)
@@ -48,12 +45,12 @@ def make_llm(spec: str, cache_dir: Path | None = None, *, callers: int = 1) -> C
     return CachedModel(model, cache)
 
 
-def _make_local(arg: str, callers: int) -> ChatModel:
+def _make_local(arg: str) -> ChatModel:
     """``local`` / ``local:SIZE`` load a verified cached model; ``local:PATH.gguf`` loads that file."""
     from webwise import model_assets
     from webwise.llm.local import LocalModel, Tuning
 
-    tuning = Tuning.from_env(slots=callers)
+    tuning = Tuning.from_env()
     size = arg or model_assets.DEFAULT_LOCAL
     if size in model_assets.MODELS:
         return LocalModel(model_assets.require_model(size), f"local:{size}", tuning=tuning)

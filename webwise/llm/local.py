@@ -9,9 +9,10 @@ before generating anything and refuses one that exceeds ``n_ctx``; that refusal 
 
 Where a call's time goes is reported with every reply (``extra``): prompt tokens taken from
 the cache, prompt and generation milliseconds, drafted and accepted tokens. Two knobs
-trade memory for speed (:class:`Tuning`, each also an environment variable): slots (calls
-that run at once, each slot keeping its own cached prefix) and speculative decoding that
-drafts tokens by n-gram lookup in the prompt, which programs copy texts from.
+(:class:`Tuning`, each an environment variable) were built to trade memory for speed and
+measured no faster on two cores, so both default off: slots (calls that run at once, each
+slot keeping its own cached prefix) and speculative decoding that drafts tokens by n-gram
+lookup in the prompt, which programs copy texts from.
 
 The embedded server also opens an HTTP port; we bind it to an ephemeral loopback port and
 never use it.
@@ -56,7 +57,11 @@ class Tuning:
 
     ``slots`` calls run at once (a bench's workers: llama.cpp decodes them in one batch),
     each slot keeping its caller's last prompt cached, and ``draft`` picks speculative
-    decoding.
+    decoding. One slot is the default for any number of workers, whose calls llama.cpp then
+    queues: a slot per worker measured 0.99x the episodes per minute of one slot behind a lock
+    (the paper's 48, 0.5B, k=1, two workers), at twice the KV memory. A worker's next prompt
+    shares little more than the system part with its last one, since each step shows the new
+    page right after the task, and two calls decoded in one batch share the same two cores.
 
     llama.cpp's host-RAM prompt cache, which keeps the prefixes a slot moved on from, stays
     off: it loaded other calls' state into a slot, and the reply went on with another task's
@@ -70,14 +75,14 @@ class Tuning:
     draft: str = "none"
 
     @classmethod
-    def from_env(cls, slots: int = 1) -> "Tuning":
+    def from_env(cls) -> "Tuning":
         draft = os.environ.get("WEBWISE_LOCAL_DRAFT", "") or cls.draft
         if draft not in DRAFTS:
             raise ConfigError(f"WEBWISE_LOCAL_DRAFT must be one of {', '.join(DRAFTS)}, not {draft!r}")
         if os.environ.get("WEBWISE_LOCAL_CACHE_MIB", "0") != "0":
             raise ConfigError("WEBWISE_LOCAL_CACHE_MIB: llama.cpp's host-RAM prompt cache stays off, because it "
                               "loaded other calls' state into a slot and replies went on with another task's text")
-        return cls(slots=_env_int("WEBWISE_LOCAL_SLOTS", slots), draft=draft)
+        return cls(slots=_env_int("WEBWISE_LOCAL_SLOTS", cls.slots), draft=draft)
 
 
 class LocalModel:
