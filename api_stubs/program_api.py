@@ -92,7 +92,7 @@ def drag_to(tag: str, text: str, x: float, y: float) -> Observation:
 def draw(points: list[tuple[float, float]]) -> Observation:
     """Press at points[0], move through each point in order, release at the last.
 
-    points: 2 to 200 (x, y) pairs in page pixels.
+    points: 2 to 200 (x, y) pairs in page pixels (a flat list x1, y1, x2, y2, ... is read as pairs).
     Example: draw([(20, 80), (60, 80), (100, 80)])
     """
     raise NotImplementedError

@@ -182,6 +182,17 @@ def test_draw_strokes_a_line(session: webwise.Session, seed: int) -> None:
     assert record["success"], step
 
 
+def test_draw_reads_a_flat_list_of_numbers_as_pairs(session: webwise.Session) -> None:
+    """``draw([x1, y1, x2, y2, ...])`` strokes the same line as the list of its pairs."""
+    flat = DRAW_LINE.replace("draw(points)", "draw([number for point in points for number in point])")
+    record = run(session, "draw-line", 0, flat, method="whole-dom")
+    step = only_step(record)
+    assert step["error"] is None, step["error"]
+    drawn = step["actions"][0]
+    assert drawn["name"] == "draw" and len(drawn["args"][0]) == 41 and len(drawn["args"][0][0]) == 2
+    assert record["success"], step
+
+
 HIGHLIGHT = """
 paragraph = next(e for e in observation if e['tag'] == 'div' and e['text'])
 select_text(paragraph['text'])
@@ -222,6 +233,8 @@ PIPE = "TypeError: {}() arguments must be plain data (non-finite float)"
     ("drag_to('button', 'ONE', 10, 5000)", "ActionError: drag_to(): the point (10, 5000) is outside the window"),
     ("draw([(1, 2)] * 10 ** 5)", "ActionError: draw() takes 2 to 200 points, not 100000"),
     ("draw([(10, 10)])", "ActionError: draw() takes 2 to 200 points, not 1"),
+    ("draw([33, 84])", "ActionError: draw() takes 2 to 200 points, not 1"),
+    ("draw([4, 130, 12])", "ActionError: draw() read 3 numbers, which are not (x, y) pairs: write draw([(x1, y1), "),
     ("draw([(10, 10), (20, [20])])", "ActionError: draw() point 1 expects y as a number, not list"),
     ("draw([(10, 10), (1, 2, 3)])", "ActionError: draw(): point 1 is not an (x, y) pair"),
     ("draw([[[[[1]]]], (1, 2)])", "ActionError: draw(): point 0 is not an (x, y) pair"),

@@ -765,9 +765,18 @@ def _point_arg(call: str, x: Any, y: Any) -> tuple[float, float]:
 
 
 def _points_arg(points: Any) -> list[tuple[float, float]]:
-    """draw()'s points: a list (or tuple) of 2..MAX_POINTS (x, y) pairs of numbers."""
+    """draw()'s points: a list (or tuple) of 2..MAX_POINTS (x, y) pairs of numbers.
+
+    A flat list of numbers (``draw([4, 130, 12, 114, 20, 130])``, as the 0.5B writes it and as
+    canvas APIs take coordinates) is read as its pairs in turn; one of odd length is refused.
+    """
     if not isinstance(points, (list, tuple)):
         raise ActionError(f"draw() expects points as a list of (x, y) pairs, not {type(points).__name__}")
+    if points and all(isinstance(value, (int, float)) and not isinstance(value, bool) for value in points):
+        if len(points) % 2:
+            raise ActionError(f"draw() read {len(points)} numbers, which are not (x, y) pairs: "
+                              "write draw([(x1, y1), (x2, y2), ...])")
+        points = [points[index:index + 2] for index in range(0, len(points), 2)]
     if not 2 <= len(points) <= MAX_POINTS:
         raise ActionError(f"draw() takes 2 to {MAX_POINTS} points, not {len(points)}")
     path = []
