@@ -21,6 +21,7 @@ import regex
 
 import api_stubs
 from api_stubs import program_api
+from webwise.matching import described
 
 _FENCE = regex.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)(?:\n[ \t]*```|\Z)", regex.DOTALL)
 _CODE_LANGS = {"", "python", "py", "python3", "py3"}
@@ -290,9 +291,32 @@ def _check_arity(name: str, call: ast.Call) -> None:
     try:
         signature.bind(*([None] * (name == "env.step")), *call.args, **{k.arg: None for k in call.keywords})
     except TypeError:
-        raise ExtractionError(
-            f"{name}() takes {len(params)} argument(s) ({', '.join(params)}), got {len(call.args) + len(call.keywords)}"
-        ) from None
+        message = f"{name}() takes {len(params)} argument(s) ({', '.join(params)}), got {len(call.args) + len(call.keywords)}"
+        split = _split_line(call) if name in _TAG_TEXT else None
+        raise ExtractionError(message + (f": for that element write {name}{split}" if split else "")) from None
+
+
+#: The actions whose first two arguments name an element as its tag and its text.
+_TAG_TEXT = frozenset({"click", "hover"})
+#: A copied page line's leading tag: ``div`` of ``div#wrap``, ``h3`` of ``h3 "Section #1" #ui-id-1``.
+_LEADING_TAG = regex.compile(r"\s*([A-Za-z][A-Za-z0-9_]*)(?=[\s#.\"]|$)(.*)", regex.S)
+
+
+def _split_line(call: ast.Call) -> str | None:
+    """The arguments ``('h3', 'Section #1')`` for a call given one copied page line, or None.
+
+    The 0.5B passes a whole line of the page as the one argument (``click('div#wrap')``,
+    ``click('h3 "Section #1" #ui-id-1 .ui-accordion-header')``): the line's tag and its text
+    (else its id) are the two arguments it meant.
+    """
+    if len(call.args) != 1 or call.keywords or not isinstance(call.args[0], ast.Constant):
+        return None
+    line = call.args[0].value
+    match = _LEADING_TAG.match(line) if isinstance(line, str) else None
+    description = described(match.group(2), match.group(1)) if match else None
+    if description is None or not (description.text or description.names):
+        return None
+    return repr((match.group(1), description.text or description.names[0]))
 
 
 def normal(program: str | None) -> str:
