@@ -267,6 +267,19 @@ def test_a_date_typed_into_a_calendar_field_gets_the_clicks_that_pick_it(env: Mi
     assert input_value(env, "#datepicker") == date
 
 
+def test_an_episode_starts_with_nothing_focused_whatever_the_last_one_left(env: MiniWoBEnv) -> None:
+    """The page is reset, not reloaded, between episodes and trials. A field the last one left
+    focused got no focus event from the next click, so choose-date's calendar stayed shut: a
+    trial replaying the click found no calendar (choose-date-nodelay, all three seeds), and the
+    first page of an episode showed whatever the episode before it left focused."""
+    executor = start(env, "choose-date-nodelay", 1)
+    executor.click("input_text", "datepicker")
+    executor = start(env, "choose-date-nodelay", 1)
+    assert not any(element.get("focused") for element in executor.observation)
+    observation = executor.click("input_text", "datepicker")
+    assert any(element["text"] == "Prev" for element in observation)
+
+
 def test_typing_into_a_read_only_field_is_refused_and_its_calendar_is_what_sets_it(env: MiniWoBEnv) -> None:
     """choose-date's date field ignores keys: typing the asked date would leave it empty, then
     submit it, and the program would never learn why. The calendar its click opens sets it."""

@@ -32,6 +32,9 @@ core.EPISODE_MAX_TIME = arguments[2];
 document.querySelectorAll('[data-wob_ref]').forEach(function (e) {
   delete e.dataset.wob_ref; delete e.dataset.wob_eps;
 });
+// nothing focused, as on a freshly loaded page: a field the last episode left focused gets no
+// focus event from the next click, and choose-date's calendar opens on that event
+if (document.activeElement && document.activeElement !== document.body) { document.activeElement.blur(); }
 core.startEpisodeReal();
 return WOB_TASK_READY;
 """
