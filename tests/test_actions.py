@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
-from webwise.actions import ActionError, Executor
+from webwise.actions import HOVER_DWELL, ActionError, Executor
 from webwise.agent import ActionHandler
 from webwise.dom import filtered_summary
 from webwise.environment import MiniWoBEnv
@@ -278,6 +279,23 @@ def test_an_episode_starts_with_nothing_focused_whatever_the_last_one_left(env: 
     assert not any(element.get("focused") for element in executor.observation)
     observation = executor.click("input_text", "datepicker")
     assert any(element["text"] == "Prev" for element in observation)
+
+
+def test_an_episode_starts_with_the_pointer_where_a_new_browser_has_it(env: MiniWoBEnv) -> None:
+    """The pointer rests where the last episode's hover left it, and Chrome gives the element
+    that appears under it a mouseover: the same seed of click-menu began with a submenu open."""
+    executor = start(env, "click-menu", 2)
+    fresh = [(element["tag"], element["text"]) for element in executor.observation]
+    parents = [element for element in executor.observation if element["tag"] == "div" and element["text"]]
+    for parent in parents:
+        if len(executor.hover("div", parent["text"])) > len(fresh):
+            break
+    else:
+        pytest.fail("no item of the menu opens a submenu")
+    executor = start(env, "click-menu", 2)
+    time.sleep(HOVER_DWELL)  # a submenu opens this long after the pointer arrives
+    executor.start()
+    assert [(element["tag"], element["text"]) for element in executor.observation] == fresh
 
 
 def test_typing_into_a_read_only_field_is_refused_and_its_calendar_is_what_sets_it(env: MiniWoBEnv) -> None:

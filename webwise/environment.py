@@ -251,6 +251,7 @@ class MiniWoBEnv:
         self.browser: browser_mod.Browser | None = None
         self.task: str | None = None
         self.utterance = ""
+        self._pointer_moved = False
 
     @property
     def driver(self):
@@ -296,6 +297,7 @@ class MiniWoBEnv:
         draggable, sortable, slider and resizable and d3's drag listen to); without it the
         pointer only moves, and the page gets mouseover/mouseenter on what it ends over.
         """
+        self._pointer_moved = True
         with self._guard():
             builder = ActionBuilder(self.driver, duration=MOVE_MS)
             mouse = builder.pointer_action
@@ -318,6 +320,8 @@ class MiniWoBEnv:
         """Start a seeded episode of ``task``; returns the utterance. Same seed, same page."""
         if not 0 <= seed <= MAX_SEED:
             raise ConfigError(f"seed {seed} is out of range: seeds run from 0 to {MAX_SEED}")
+        if self._pointer_moved and self.browser is not None:
+            self._park_pointer()
         if task != self.task or self.browser is None:
             self._open(task)
         self.script(_RESET_JS, seed, mode, self.episode_ms)
@@ -328,6 +332,21 @@ class MiniWoBEnv:
             time.sleep(0.02)
         self.utterance = self.observe()[2]
         return self.utterance
+
+    def _park_pointer(self) -> None:
+        """Move the pointer back to the window's top-left corner, where a new browser's starts.
+
+        The pointer rests where the last pointer action left it, and the next episode's page
+        appears under it: Chrome gives the element there a mouseover, so a hover in one episode
+        of click-menu opened a submenu on the first page of the next one (same seed, four more
+        items), and what a seed showed first depended on the episode run before it. Moved
+        before the reset, the events go to the page being replaced.
+        """
+        with self._guard():
+            builder = ActionBuilder(self.driver, duration=0)
+            builder.pointer_action.move_to_location(0, 0)
+            builder.perform()
+        self._pointer_moved = False
 
     def _open(self, task: str) -> None:
         self.task = None
