@@ -338,7 +338,7 @@ class MiniWoBEnv:
 
         The pointer rests where the last pointer action left it, and the next episode's page
         appears under it: Chrome gives the element there a mouseover, so a hover in one episode
-        of click-menu opened a submenu on the first page of the next one (same seed, four more
+        of click-menu opened a submenu on the first page of the next one (same seed, three more
         items), and what a seed showed first depended on the episode run before it. Moved
         before the reset, the events go to the page being replaced.
         """

@@ -58,8 +58,9 @@ class Tuning:
     ``slots`` calls run at once (a bench's workers: llama.cpp decodes them in one batch),
     each slot keeping its caller's last prompt cached, and ``draft`` picks speculative
     decoding. One slot is the default for any number of workers, whose calls llama.cpp then
-    queues: a slot per worker measured 0.99x the episodes per minute of one slot behind a lock
-    (the paper's 48, 0.5B, k=1, two workers), at twice the KV memory. A worker's next prompt
+    queues: with a slot per worker the code measured 0.99x the episodes per minute of the code
+    before it, which had one slot behind a lock (the paper's 48, 0.5B, k=1, two workers), at
+    twice the KV memory. A worker's next prompt
     shares little more than the system part with its last one, since each step shows the new
     page right after the task, and two calls decoded in one batch share the same two cores.
 
