@@ -268,17 +268,38 @@ def test_a_date_typed_into_a_calendar_field_gets_the_clicks_that_pick_it(env: Mi
     assert input_value(env, "#datepicker") == date
 
 
-def test_an_episode_starts_with_nothing_focused_whatever_the_last_one_left(env: MiniWoBEnv) -> None:
-    """The page is reset, not reloaded, between episodes and trials. A field the last one left
-    focused got no focus event from the next click, so choose-date's calendar stayed shut: a
-    trial replaying the click found no calendar (choose-date-nodelay, all three seeds), and the
-    first page of an episode showed whatever the episode before it left focused."""
+def test_an_episode_starts_on_a_fresh_page_whatever_the_last_one_left(env: MiniWoBEnv) -> None:
+    """MiniWoB's reset drew the next episode into the page the last one used. Its focused field
+    got no focus event from the next click, so choose-date's calendar stayed shut (every
+    replayed trial of choose-date-nodelay); with the focus cleared, the calendar the last
+    episode opened was still open on the next one's first page."""
     executor = start(env, "choose-date-nodelay", 1)
     executor.click("input_text", "datepicker")
     executor = start(env, "choose-date-nodelay", 1)
     assert not any(element.get("focused") for element in executor.observation)
     observation = executor.click("input_text", "datepicker")
     assert any(element["text"] == "Prev" for element in observation)
+    executor = start(env, "choose-date", 1)
+    executor.click("input_text", "datepicker")
+    executor.click("button", "Submit")  # ends the episode with the calendar open
+    executor = start(env, "choose-date", 1)
+    assert not any(element["text"] == "Prev" for element in executor.observation)
+
+
+def test_an_autocompletes_notes_do_not_pile_up_from_episode_to_episode(env: MiniWoBEnv) -> None:
+    """jQuery UI's autocomplete adds a "No search results." note for screen readers at each
+    search; on a page reset rather than reloaded they stayed into the next episodes."""
+    executor = start(env, "use-autocomplete-nodelay", 4)
+    executor.click("input_text", "tags")
+    executor.enter_text("zzz")
+    for _ in range(30):  # the search runs after the keys, on a timer
+        if any(element["text"] == "No search results." for element in env.observe()[0]):
+            break
+        time.sleep(0.1)
+    else:
+        pytest.fail("the autocomplete added no note")
+    executor = start(env, "use-autocomplete-nodelay", 3)
+    assert not any(element["text"] == "No search results." for element in executor.observation)
 
 
 def test_an_episode_starts_with_the_pointer_where_a_new_browser_has_it(env: MiniWoBEnv) -> None:

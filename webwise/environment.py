@@ -28,13 +28,6 @@ if (WOB_DONE_GLOBAL === false) { core.endEpisode(0); }
 Math.seedrandom(arguments[0]);
 core.setDataMode(arguments[1]);
 core.EPISODE_MAX_TIME = arguments[2];
-// refs restart at 1 each episode: forget the stamps of the last one, or two elements share a ref
-document.querySelectorAll('[data-wob_ref]').forEach(function (e) {
-  delete e.dataset.wob_ref; delete e.dataset.wob_eps;
-});
-// nothing focused, as on a freshly loaded page: a field the last episode left focused gets no
-// focus event from the next click, and choose-date's calendar opens on that event
-if (document.activeElement && document.activeElement !== document.body) { document.activeElement.blur(); }
 core.startEpisodeReal();
 return WOB_TASK_READY;
 """
@@ -249,7 +242,6 @@ class MiniWoBEnv:
         self.remote_url = remote_url
         self.episode_ms = episode_ms
         self.browser: browser_mod.Browser | None = None
-        self.task: str | None = None
         self.utterance = ""
         self._pointer_moved = False
 
@@ -317,13 +309,19 @@ class MiniWoBEnv:
         return float(width), float(height)
 
     def reset(self, task: str, seed: int, mode: str = "train") -> str:
-        """Start a seeded episode of ``task``; returns the utterance. Same seed, same page."""
+        """Start a seeded episode of ``task`` on a freshly loaded page; returns the utterance.
+
+        Same seed, same page, whatever ran before. MiniWoB's own reset draws the new episode
+        into the page the last one used, and what the last episode did stayed: the field it
+        focused (whose next click then gave no focus event, so choose-date's calendar stayed
+        shut), the calendar it opened, the "No search results." notes an autocomplete adds
+        (book-flight, use-autocomplete). A load costs about 0.1 s.
+        """
         if not 0 <= seed <= MAX_SEED:
             raise ConfigError(f"seed {seed} is out of range: seeds run from 0 to {MAX_SEED}")
         if self._pointer_moved and self.browser is not None:
             self._park_pointer()
-        if task != self.task or self.browser is None:
-            self._open(task)
+        self._open(task)
         self.script(_RESET_JS, seed, mode, self.episode_ms)
         deadline = time.monotonic() + 5
         while not self.script(_READY_JS):
@@ -349,7 +347,6 @@ class MiniWoBEnv:
         self._pointer_moved = False
 
     def _open(self, task: str) -> None:
-        self.task = None
         with self._guard():
             self.driver.get(self.pages.base_url + page_path(task))
         deadline = time.monotonic() + 10
@@ -357,7 +354,6 @@ class MiniWoBEnv:
             if time.monotonic() > deadline:
                 raise WebwiseError(f"page of task {task} did not load")
             time.sleep(0.02)
-        self.task = task
 
     def observe(self) -> tuple[list[Element], Outcome, str]:
         """Visible elements in document order, the outcome so far, and the utterance.
@@ -382,7 +378,6 @@ class MiniWoBEnv:
         if self.browser is not None:
             self.browser.quit()
         self.browser = None
-        self.task = None
 
     def close(self) -> None:
         """Quit the browser and stop the page server; no process or temp dir is left."""
