@@ -24,7 +24,6 @@ from webwise.pages import PageServer
 from webwise.tasks import html_root, page_path
 
 _RESET_JS = """
-if (WOB_DONE_GLOBAL === false) { core.endEpisode(0); }
 Math.seedrandom(arguments[0]);
 core.setDataMode(arguments[1]);
 core.EPISODE_MAX_TIME = arguments[2];
@@ -319,7 +318,7 @@ class MiniWoBEnv:
         """
         if not 0 <= seed <= MAX_SEED:
             raise ConfigError(f"seed {seed} is out of range: seeds run from 0 to {MAX_SEED}")
-        if self._pointer_moved and self.browser is not None:
+        if self._pointer_moved:
             self._park_pointer()
         self._open(task)
         self.script(_RESET_JS, seed, mode, self.episode_ms)
@@ -378,6 +377,7 @@ class MiniWoBEnv:
         if self.browser is not None:
             self.browser.quit()
         self.browser = None
+        self._pointer_moved = False  # a new browser's pointer starts at the corner
 
     def close(self) -> None:
         """Quit the browser and stop the page server; no process or temp dir is left."""

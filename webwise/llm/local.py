@@ -60,9 +60,9 @@ class Tuning:
     decoding. One slot is the default for any number of workers, whose calls llama.cpp then
     queues: with a slot per worker the code measured 0.99x the episodes per minute of the code
     before it, which had one slot behind a lock (the paper's 48, 0.5B, k=1, two workers), at
-    twice the KV memory. A worker's next prompt
-    shares little more than the system part with its last one, since each step shows the new
-    page right after the task, and two calls decoded in one batch share the same two cores.
+    twice the KV memory. A worker's next prompt shares little more than the system part with
+    its last one, since each step shows the new page right after the task, and two calls
+    decoded in one batch share the same two cores.
 
     llama.cpp's host-RAM prompt cache, which keeps the prefixes a slot moved on from, stays
     off: it loaded other calls' state into a slot, and the reply went on with another task's
