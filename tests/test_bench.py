@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -39,6 +40,14 @@ def replay(tmp_path: Path) -> Path:
     path = tmp_path / "replies.json"
     path.write_text(json.dumps({task: [reply] for task, reply in PROGRAMS.items()}))
     return path
+
+
+def benchmark(name: str) -> ModuleType:
+    """A script of ``benchmarks/``, loaded as a module (the folder is no package)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def bench_args(replay: Path, out: Path, seeds: int = 2, workers: int = 2) -> list[str]:
@@ -315,9 +324,7 @@ def test_a_cache_warmed_from_a_run_answers_its_first_trial_without_the_model(rep
     """benchmarks/warm_cache.py: a rerun shares the recorded trial-1 replies instead of asking again."""
     out, cache = tmp_path / "out", tmp_path / "cache"
     assert main(bench_args(replay, out, seeds=1)) == 0
-    spec = importlib.util.spec_from_file_location("warm_cache", ROOT / "benchmarks" / "warm_cache.py")
-    warm_cache = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(warm_cache)
+    warm_cache = benchmark("warm_cache")
     assert warm_cache.warm(out, cache) == 4  # two tasks, two methods, one seed: one call each
     replay.write_text(json.dumps({}))  # the model has nothing left to say
     with Session(CachedModel(ReplayModel.from_file(replay), cache)) as session:
@@ -330,9 +337,7 @@ def test_a_cache_warmed_from_a_run_answers_its_first_trial_without_the_model(rep
 
 def test_reflection_gain_reports_success_by_each_trial() -> None:
     """A T=5 run holds its T=3 numbers: success by trial t counts the first t trials only."""
-    spec = importlib.util.spec_from_file_location("reflection_gain", ROOT / "benchmarks" / "reflection_gain.py")
-    reflection_gain = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(reflection_gain)
+    reflection_gain = benchmark("reflection_gain")
     won_at = [1, 2, 4, None]  # the trial that won each episode, or none
     records = [{"trials": [{"success": number == won} for number in range(1, (won or 5) + 1)]} for won in won_at]
     assert reflection_gain.by_trial(records, 5) == ("T=1: 0.25 (1/4), T=2: 0.50 (2/4), T=3: 0.50 (2/4), "
@@ -372,9 +377,7 @@ def test_episodes_with_and_without_guards_are_kept_apart() -> None:
 def test_foreign_text_finds_a_reply_that_goes_on_with_another_tasks_reply() -> None:
     """benchmarks/foreign_text.py: the serving mix it was written for is found; a literal the
     call's own prompt shows, or one no other task wrote, is not."""
-    spec = importlib.util.spec_from_file_location("foreign_text", ROOT / "benchmarks" / "foreign_text.py")
-    foreign_text = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(foreign_text)
+    foreign_text = benchmark("foreign_text")
     menu = "```python\nclick('button', 'Playback')  # open the submenu\nclick('button', 'Stop')\n```"
     mixed = "```python\nclick('input_radio', 'yS82i')\nclick('button', 'Playback')  # open the submenu\n```"
     own = "```python\nclick('input_radio', 'yS82i')\nclick('button', 'Submit')\n```"
@@ -383,3 +386,25 @@ def test_foreign_text_finds_a_reply_that_goes_on_with_another_tasks_reply() -> N
            ("click-option", 1, "step", "Task: select yS82i\n[3] input_radio #yS82i\n[4] button 'Submit'", own)]
     hits = foreign_text.foreign(run)
     assert [(call[0], call[1], literal) for call, literal in hits] == [("click-option", 2, "'Playback'")]
+
+
+def test_prompt_replay_asks_again_only_what_the_model_answered_in_a_first_trial(tmp_path: Path) -> None:
+    """benchmarks/prompt_replay.py: replayed steps, repeats and later trials are not model calls
+    of the kind compared; the rates are summed counts over summed times, not a mean of ratios."""
+    prompt_replay = benchmark("prompt_replay")
+
+    def step(n: int, **fields: object) -> dict:
+        return {"prompt": [{"role": "user", "content": f"p{n}"}], "reply": f"r{n}", "source": "model",
+                "repeats": False, "trial": 0, **fields}
+
+    trace = [step(0), step(1, source="replay"), step(2, repeats=True), step(3, trial=1), step(4, reply=None),
+             step(5), step(6), step(7)]
+    record = {"task": "click-button", "seed": 0, "method": "webwise", "examples": "none", "llm": "m",
+              "success": False, "steps": 8, "trace": trace}
+    (tmp_path / "results.jsonl").write_text(json.dumps(record) + "\n")
+    asked = [messages[0]["content"] for _, messages in prompt_replay.recorded_prompts(tmp_path, 2)]
+    assert asked == ["p0", "p6"]  # of p0, p5, p6, p7: every second
+    rows = [{"computed": 100, "prompt_ms": 1000.0, "generated": 10, "generate_ms": 1000.0, "wall_s": 2.0},
+            {"computed": 300, "prompt_ms": 1000.0, "generated": 30, "generate_ms": 500.0, "wall_s": 1.5}]
+    total = prompt_replay.totals(rows)
+    assert (total["prompt_tok_s"], total["gen_tok_s"], total["wall_s"]) == (200.0, 40.0 / 1.5, 3.5)
