@@ -16,7 +16,7 @@ from types import ModuleType
 
 import pytest
 
-from webwise import tables
+from webwise import charts, tables
 from webwise.bench import Bench, BenchConfig, Job, Progress, Worker, read_results, record_key
 from webwise.cli import main
 from webwise.environment import BrowserDied
@@ -195,6 +195,32 @@ def test_tables_from_known_records() -> None:
     assert rows[0].split(",") == list(tables.CSV_FIELDS)
     assert "task,click-button,1,m,webwise,manual,1,3,2,2,0.6667,2.0000,2.0000,200.00,20.00,0,0,,0,2,2" in rows
     assert "### Beside AgentLab" not in text  # the paper's tasks alone are no whole-suite run
+    assert "whole suite" not in text and "paper48" not in text and not computed.suite
+
+
+def test_a_whole_suite_table_groups_every_task_by_the_papers_rule_and_totals_the_48() -> None:
+    """Outside the 48 the paper has no groups: a whole-suite run lumped 82 tasks into ``other``
+    and left the 48's own total to be added by hand. The catalog's groups (``webwise tasks``)
+    give every task one, and the tasks no reference program solves are a row of their own."""
+    records = [record("click-button", True), record("enter-time", False), record("buy-ticket", True),
+               record("ascending-numbers", True), record("bisect-angle", False)]
+    computed = tables.compute(records)
+    column = tables.ColumnSet("m", "webwise", "manual")
+    assert [(r.name, r.success_text) for r in computed.groups[column]] == [
+        ("1", "1.00 (1/1)"), ("2", "0.00 (0/1)"), ("paper48", "0.50 (1/2)"), ("other", "0.67 (2/3)"),
+        ("all", "0.60 (3/5)")]
+    assert [(r.name, r.success_text) for r in computed.suite[column]] == [
+        ("1", "1.00 (2/2)"), ("2", "0.00 (0/1)"), ("3-6", "1.00 (1/1)"), ("no reference", "0.00 (0/1)"),
+        ("all", "0.60 (3/5)")]
+    assert {r.name: r.group for r in computed.tasks[column]} == {
+        "click-button": "1", "enter-time": "2", "ascending-numbers": "other, 3-6", "buy-ticket": "other, 1",
+        "bisect-angle": "other, no reference"}
+    text = tables.markdown(computed)
+    suite = text[text.index("### By group, whole suite"):text.index("### Beside AgentLab")]
+    assert "| no reference | 0.00 (0/1) | 1.00 | 1.00 | 110 (100+10) | 0 | 0 | 0 |\n" in suite
+    assert "suite_group,3-6,3-6,m,webwise,manual,1,1,1,1,1.0000" in tables.to_csv(computed)
+    legend = charts.task_chart(computed.tasks[column], "m")  # the rest keep the colour of `other`
+    assert ">group other<" in legend and ">group 1<" in legend
 
 
 def test_a_run_beyond_the_papers_tasks_stands_beside_agentlab_counted_both_ways() -> None:

@@ -60,6 +60,12 @@ def group_chart(column: ColumnSet, rows: Sequence[Row], label: str) -> str:
     return _svg(title, "chart groups", LABEL + SCALE + VALUE, legend_y + BAR + 4, parts)
 
 
+def _coloured_as(row: Row) -> str:
+    """A task's colour group: the paper's, or ``other`` for every task outside the 48 (whose
+    rows name the group the paper's rule gives them: ``other, 3-6``)."""
+    return row.group if row.group in GROUP_COLOURS else "other"
+
+
 def task_chart(rows: Sequence[Row], label: str) -> str:
     """Per task, three aligned panels: success rate, LLM calls per episode, tokens per episode."""
     calls_max = max((r.llm_calls for r in rows), default=0.0) or 1.0
@@ -75,7 +81,7 @@ def task_chart(rows: Sequence[Row], label: str) -> str:
     parts = [_text(LABEL + i * width, BAR - 2, name, weight="bold") for i, (name, _) in enumerate(panels)]
     for n, row in enumerate(rows):
         y = top + n * (BAR + 2)
-        colour = GROUP_COLOURS.get(row.group, GROUP_COLOURS["other"])
+        colour = GROUP_COLOURS[_coloured_as(row)]
         parts.append(f'<g class="task-row" data-task="{_e(row.name)}">')
         parts.append(_text(LABEL - 8, y + BAR / 2, row.name, anchor="end"))
         for i, (name, measure) in enumerate(panels):
@@ -84,7 +90,7 @@ def task_chart(rows: Sequence[Row], label: str) -> str:
                               f"{row.name} (group {row.group}), {name}: {text}"))
         parts.append("</g>")
     height = top + len(rows) * (BAR + 2)
-    legend = [g for g in GROUP_COLOURS if any(r.group == g for r in rows)]
+    legend = [g for g in GROUP_COLOURS if any(_coloured_as(r) == g for r in rows)]
     parts += _legend([f"group {g}" for g in legend], height + 4, [GROUP_COLOURS[g] for g in legend])
     return _svg(f"Per task: success, LLM calls and tokens per episode, {label}", "chart tasks",
                 LABEL + len(panels) * width, height + BAR + 8, parts)

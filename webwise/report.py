@@ -263,6 +263,10 @@ def _tables(computed: tables.Tables) -> str:
     for column, rows in computed.groups.items():
         parts.append(f"<h3>{_e(column.label(computed.many_llms))}</h3>")
         parts.append(_table(tables.group_header(column.trials), map(tables.group_cells, rows)))
+        if column in computed.suite:
+            parts.append(f"<p>By group, whole suite. {_e(tables.SUITE_NOTE)}</p>")
+            parts.append(_table(tables.group_header(column.trials, paper=False),
+                                map(tables.suite_cells, computed.suite[column])))
         if column in computed.costs:
             parts.append("<p>Model calls (means per call the model ran):</p>")
             parts.append(_table(list(tables.Cost.HEADER), [computed.costs[column].cells()]))

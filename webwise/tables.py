@@ -15,12 +15,15 @@ import csv
 import io
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from webwise.provenance import described
-from webwise.tasks import PAPER_GROUPS, group_of
+from webwise.tasks import PAPER_GROUPS, group_of, suite_group
 
 GROUPS: tuple[str, ...] = (*PAPER_GROUPS, "other")
+#: The whole suite's groups: the paper's rule (API calls a solution needs) applied to every
+#: task, and last the tasks no reference program solves (``webwise tasks`` says why).
+SUITE_GROUPS: tuple[str, ...] = (*PAPER_GROUPS, "no reference")
 
 #: Table 2 of the paper (gpt-3.5-turbo): method -> k -> group -> success rate. ``auto`` is
 #: Auto-Context Generation, reported for k=0 only.
@@ -109,6 +112,8 @@ class Tables:
     code: dict[str, int] = field(default_factory=dict)
     #: Where the model's time went, per column set (records that carry per-call timings only).
     costs: dict[ColumnSet, "Cost"] = field(default_factory=dict)
+    #: For column sets with tasks outside the paper's 48: rows by :data:`SUITE_GROUPS` (plus ``all``).
+    suite: dict[ColumnSet, list[Row]] = field(default_factory=dict)
 
     @property
     def many_llms(self) -> bool:
@@ -207,6 +212,31 @@ def _row(name: str, group: str, every: list[dict[str, Any]], paper: float | None
                first_rewarded=sum(_rewarded(r, True) for r in records))
 
 
+def _suite_of(task: str) -> str:
+    """A task's group among :data:`SUITE_GROUPS`."""
+    group = suite_group(task)
+    return group if group in PAPER_GROUPS else "no reference"
+
+
+def task_group(task: str) -> str:
+    """The group a task's row shows: the paper's for its 48; for the others ``other``, with the
+    group the paper's rule gives it (``other, 3-6``) or ``other, no reference``."""
+    paper = group_of(task)
+    return paper if paper != "other" else f"other, {_suite_of(task)}"
+
+
+def _group_rows(column: ColumnSet, chosen: list[dict[str, Any]], groups: Iterable[str], of: Callable[[str], str],
+                paper: bool) -> list[Row]:
+    """One row per group that has episodes, then ``all``; the paper's rate beside its own groups."""
+    rows = []
+    for group in groups:
+        members = [r for r in chosen if of(r["task"]) == group]
+        if members:
+            rate = paper_rate(column.method, column.examples, group) if paper else None
+            rows.append(_row(group, group, members, rate, column.trials))
+    return [*rows, _row("all", "all", chosen, trials=column.trials)]
+
+
 def _paper_order(task: str) -> tuple[int, int, str]:
     group = group_of(task)
     rank = GROUPS.index(group)
@@ -226,6 +256,7 @@ def compute(records: Iterable[dict[str, Any]]) -> Tables:
     groups: dict[ColumnSet, list[Row]] = {}
     tasks: dict[ColumnSet, list[Row]] = {}
     costs: dict[ColumnSet, Cost] = {}
+    suite: dict[ColumnSet, list[Row]] = {}
     for column in sorted(by_set, key=lambda c: (c.llm, c.method, c.examples, c.trials, not c.guards)):
         chosen = by_set[column]
         if (spent := cost(chosen)) is not None:
@@ -233,17 +264,18 @@ def compute(records: Iterable[dict[str, Any]]) -> Tables:
         per_task: dict[str, list[dict[str, Any]]] = {}
         for record in chosen:
             per_task.setdefault(record["task"], []).append(record)
-        tasks[column] = [_row(t, group_of(t), per_task[t], trials=column.trials)
+        tasks[column] = [_row(t, task_group(t), per_task[t], trials=column.trials)
                          for t in sorted(per_task, key=_paper_order)]
-        rows = []
-        for group in GROUPS:
-            members = [r for r in chosen if group_of(r["task"]) == group]
-            if members:
-                rows.append(_row(group, group, members, paper_rate(column.method, column.examples, group),
-                                 column.trials))
-        rows.append(_row("all", "all", chosen, trials=column.trials))
+        rows = _group_rows(column, chosen, GROUPS, group_of, paper=True)
+        outside = [r for r in chosen if group_of(r["task"]) == "other"]
+        if outside:
+            if len(outside) < len(chosen):  # the 48's own total, beside the rest
+                at = next(i for i, row in enumerate(rows) if row.name == "other")
+                rows.insert(at, _row("paper48", "paper48", [r for r in chosen if group_of(r["task"]) != "other"],
+                                     trials=column.trials))
+            suite[column] = _group_rows(column, chosen, SUITE_GROUPS, _suite_of, paper=False)
         groups[column] = rows
-    return Tables(groups, tasks, dict(sorted(code.items())), costs)
+    return Tables(groups, tasks, dict(sorted(code.items())), costs, suite)
 
 
 _HEADER = ("success", "steps/ep", "LLM calls/ep", "tokens/ep (prompt+completion)", "context overflows", "errors",
@@ -261,12 +293,17 @@ def _success_header(trials: int) -> list[str]:
     return ["success at trial 1", f"success by trial {trials}", *_HEADER[1:]] if trials > 1 else list(_HEADER)
 
 
-def group_header(trials: int = 1) -> list[str]:
-    return ["group", *_success_header(trials), "paper gpt-3.5"]
+def group_header(trials: int = 1, paper: bool = True) -> list[str]:
+    return ["group", *_success_header(trials), *["paper gpt-3.5"] * paper]
 
 
-def group_cells(row: Row) -> list[str]:
-    return [row.name, *cells(row), "" if row.paper is None else f"{row.paper:.2f}"]
+def group_cells(row: Row, paper: bool = True) -> list[str]:
+    return [row.name, *cells(row), *["" if row.paper is None else f"{row.paper:.2f}"] * paper]
+
+
+def suite_cells(row: Row) -> list[str]:
+    """A row of the whole suite's groups, which have no paper rate to stand beside."""
+    return group_cells(row, paper=False)
 
 
 def task_header(trials: int = 1) -> list[str]:
@@ -289,12 +326,19 @@ def markdown(tables: Tables) -> str:
     for column, rows in tables.groups.items():
         out += [f"## {column.label(tables.many_llms)}", "",
                 "### By group", "", _md_table(group_header(column.trials), map(group_cells, rows)), ""]
-        if any(row.name == "other" for row in rows):
+        if column in tables.suite:
+            out += ["### By group, whole suite", "", SUITE_NOTE, "",
+                    _md_table(group_header(column.trials, paper=False), map(suite_cells, tables.suite[column])), ""]
             out += _beside_agentlab(rows[-1], len(tables.tasks[column]))
         if column in tables.costs:
             out += ["### Model calls", "", _md_table(list(Cost.HEADER), [tables.costs[column].cells()]), ""]
         out += ["### By task", "", _md_table(task_header(column.trials), map(task_cells, tables.tasks[column])), ""]
     return "\n".join(out)
+
+
+SUITE_NOTE = ("Every task grouped by the paper's rule, the API calls its reference program needs over seeds "
+              "(`webwise tasks`); the 48 keep the paper's groups. `no reference`: tasks no program of this API "
+              "solves in full, each listed with the reason by `webwise tasks`.")
 
 
 def _beside_agentlab(total: Row, tasks: int) -> list[str]:
@@ -334,7 +378,7 @@ def to_csv(tables: Tables) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_FIELDS)
-    for level, table in (("group", tables.groups), ("task", tables.tasks)):
+    for level, table in (("group", tables.groups), ("suite_group", tables.suite), ("task", tables.tasks)):
         for column, rows in table.items():
             for row in rows:
                 writer.writerow([level, row.name, row.group, column.llm, column.method, column.examples, column.trials,
