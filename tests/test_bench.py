@@ -166,6 +166,15 @@ def test_progress_on_a_terminal_is_one_rewritten_line_with_an_eta() -> None:
     assert text.endswith("\n") and text.count("\n") == 1
 
 
+def test_progress_shows_a_slow_runs_rate_to_two_places() -> None:
+    """A whole-suite run of the 1.5B goes at a few tenths of an episode a minute."""
+    lines = io.StringIO()
+    progress = Progress(lines, total=400, already=0)
+    progress.started -= 400  # 6 minutes 40 seconds for one episode: 0.15 a minute
+    progress.update({"success": False, "error": None, "task": "t", "seed": 0, "method": "m", "examples": "e"})
+    assert " 0.15 ep/min ETA 44h" in lines.getvalue()
+
+
 def record(task: str, success: bool, steps: int = 1, overflows: int = 0, method: str = "webwise",
            examples: str = "manual", error: str | None = None) -> dict[str, object]:
     return {"task": task, "seed": 0, "method": method, "examples": examples, "llm": "m", "success": success,
