@@ -19,6 +19,7 @@ import pytest
 from webwise import charts, tables
 from webwise.bench import Bench, BenchConfig, Job, Progress, Worker, read_results, record_key
 from webwise.cli import main
+from webwise.dom import render
 from webwise.environment import BrowserDied
 from webwise.episode import Episode
 from webwise.llm.cache import CachedModel
@@ -444,3 +445,25 @@ def test_prompt_replay_asks_again_only_what_the_model_answered_in_a_first_trial(
             {"computed": 300, "prompt_ms": 1000.0, "generated": 30, "generate_ms": 500.0, "wall_s": 1.5}]
     total = prompt_replay.totals(rows)
     assert (total["prompt_tok_s"], total["gen_tok_s"], total["wall_s"]) == (200.0, 40.0 / 1.5, 3.5)
+
+
+def test_page_parts_counts_a_cell_that_only_holds_its_link_as_a_wrapper() -> None:
+    """benchmarks/page_parts.py: the shares it prints are what a leaner page could save, so a
+    line that carries anything of its own (text, a field, a box beside the next) is no wrapper."""
+    page_parts = benchmark("page_parts")
+
+    def line(ref: int, tag: str, box: tuple[int, int, int, int], **own: object) -> dict:
+        left, top, width, height = box
+        return {"ref": ref, "tag": tag, "text": "", "id": "", "classes": "", "value": "", "left": left,
+                "top": top, "width": width, "height": height, "color": "", "points": [], **own}
+
+    page = [line(1, "td", (0, 0, 20, 20), classes="ui-datepicker-week-end"),
+            line(2, "a", (2, 2, 16, 16), text="23", classes="ui-state-default"),
+            line(3, "td", (20, 0, 20, 20), text="24"),
+            line(4, "span", (40, 0, 20, 20)), line(5, "input_text", (70, 0, 60, 20)),
+            line(6, "input_text", (70, 0, 60, 20), id="date"), line(7, "td", (0, 30, 20, 20))]
+    assert [page_parts.is_wrapper(page, i) for i in range(len(page))] == [True, False, False, False, False,
+                                                                           False, False]
+    whole, wrappers, classes = page_parts.parts(page)
+    assert wrappers == len("[1] td .ui-datepicker-week-end\n") and classes == len(" .ui-state-default")
+    assert whole == len(render(page))
