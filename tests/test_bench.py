@@ -17,7 +17,7 @@ from types import ModuleType
 import pytest
 
 from webwise import charts, tables
-from webwise.bench import Bench, BenchConfig, Job, Progress, Worker, read_results, record_key
+from webwise.bench import Bench, BenchConfig, Job, Progress, ResultsFile, Worker, read_results, record_key
 from webwise.cli import main
 from webwise.dom import render
 from webwise.environment import BrowserDied
@@ -139,6 +139,20 @@ def test_resume_after_kill_9_runs_only_what_is_missing(replay: Path, tmp_path: P
     subprocess.run([WEBWISE, *args, "--resume"], check=True, capture_output=True, timeout=120)
     assert len(keys(out)) == 16 and len(set(keys(out))) == 16
     assert all(r["success"] for r in read_results(out / "results.jsonl"))
+
+
+def test_a_results_file_replaced_under_a_running_bench_gets_the_next_lines(tmp_path: Path) -> None:
+    """``git stash`` and ``git stash pop`` in the repository put a new file at the path; a bench
+    holding the old file's descriptor wrote its later episodes into the deleted one."""
+    path = tmp_path / "results.jsonl"
+    results = ResultsFile(path)
+    first, second = record("click-button", True), record("enter-text", False)
+    results.append(first)
+    copy = tmp_path / "restored"
+    copy.write_bytes(path.read_bytes())
+    os.replace(copy, path)  # what a checkout or a restore does: the same lines, another file
+    results.append(second)
+    assert read_results(path) == [first, second]
 
 
 def test_a_torn_last_line_is_ignored_and_cut_on_repair(tmp_path: Path) -> None:

@@ -104,11 +104,7 @@ def assert_written_safely(episode: Episode, tmp_path: Path) -> None:
     record, the HTML report, and the terminal summary without an escape byte."""
     record = episode.to_dict()
     (tmp_path / "out").mkdir()
-    results = ResultsFile(tmp_path / "out" / "results.jsonl")
-    try:
-        results.append(record)
-    finally:
-        results.close()
+    ResultsFile(tmp_path / "out" / "results.jsonl").append(record)
     data = (tmp_path / "out" / "results.jsonl").read_bytes()
     data.decode("utf-8")  # valid UTF-8
     assert ESC.encode() not in data and "\x9b".encode() not in data

@@ -146,22 +146,33 @@ def read_results(path: Path, *, repair: bool = False) -> list[dict[str, Any]]:
 
 
 class ResultsFile:
-    """Appends one episode per line: one write under a lock, then fsync."""
+    """Appends one episode per line: one write under a lock, then fsync.
+
+    The file is opened for each line, so the lines go to whatever file is at the path. A bench
+    that held one descriptor for its whole run wrote on into a deleted copy once the file was
+    replaced under it (a ``git stash`` in the repository holding the results), and the lines
+    of every later episode were in no file that would outlive the process.
+    """
 
     def __init__(self, path: Path) -> None:
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self.path = path
         self._lock = threading.Lock()
+        os.close(self._open())  # a path that cannot be written fails before any episode runs
+
+    def _open(self) -> int:
+        return os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 
     def append(self, record: dict[str, Any]) -> None:
         data = (json_text(record) + "\n").encode("utf-8")  # a program's lone surrogate too
         with self._lock:
-            written = os.write(self._fd, data)
-            if written != len(data):  # only on a full disk; leave a torn line that resume will cut
-                raise OSError(f"short write to {RESULTS}: {written} of {len(data)} bytes")
-            os.fsync(self._fd)
-
-    def close(self) -> None:
-        os.close(self._fd)
+            fd = self._open()
+            try:
+                written = os.write(fd, data)
+                if written != len(data):  # only on a full disk; leave a torn line that resume will cut
+                    raise OSError(f"short write to {RESULTS}: {written} of {len(data)} bytes")
+                os.fsync(fd)
+            finally:
+                os.close(fd)
 
 
 class SharedModel:
@@ -409,7 +420,6 @@ class Pool:
                     progress.update(self.finished.get())
             finally:
                 progress.finish()
-                self.results.close()
                 self.pages.close()
         return interrupted.is_set()
 
