@@ -23,11 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from webwise.bench import RESULTS, read_results
-from webwise.dom import Element, is_visual, render
+from webwise.dom import FLAGS, Element, is_visual, render
 
 #: Elements that are the content themselves, whatever they hold.
 _SELF_SHOWN = ("textarea", "select", "button", "img", "svg", "canvas")
-_FLAGS = ("clicked", "modified", "focused", "selected")
 
 
 def _inside(outer: Element, inner: Element, slack: float = 1.0) -> bool:
@@ -40,7 +39,7 @@ def is_wrapper(page: list[Element], index: int) -> bool:
     """Whether line ``index`` only holds the line after it (see the module docstring)."""
     element = page[index]
     if (element["text"] or element["id"] or element["value"] not in ("", None) or is_visual(element)
-            or any(element.get(flag) for flag in _FLAGS)):
+            or any(element.get(flag) for flag in FLAGS)):
         return False
     if element["tag"].startswith("input") or element["tag"] in _SELF_SHOWN:
         return False

@@ -273,12 +273,11 @@ def compute(records: Iterable[dict[str, Any]]) -> Tables:
         tasks[column] = [_row(t, task_group(t), per_task[t], trials=column.trials)
                          for t in sorted(per_task, key=_paper_order)]
         rows = _group_rows(column, chosen, GROUPS, group_of, paper=True)
-        outside = [r for r in chosen if group_of(r["task"]) == "other"]
-        if outside:
-            if len(outside) < len(chosen):  # the 48's own total, beside the rest
+        paper48 = [r for r in chosen if group_of(r["task"]) != "other"]
+        if len(paper48) < len(chosen):  # tasks beyond the 48
+            if paper48:  # the 48's own total, beside the rest
                 at = next(i for i, row in enumerate(rows) if row.name == "other")
-                rows.insert(at, _row("paper48", "paper48", [r for r in chosen if group_of(r["task"]) != "other"],
-                                     trials=column.trials))
+                rows.insert(at, _row("paper48", "paper48", paper48, trials=column.trials))
             suite[column] = _group_rows(column, chosen, SUITE_GROUPS, _suite_of, paper=False)
             theirs = [r for r in chosen if r["task"] not in NOT_IN_AGENTLAB]
             if theirs:
