@@ -167,7 +167,8 @@ def test_manual_examples_for_a_task_that_has_none_exit_2(tmp_path: Path, capsys:
 
 def documented_options(text: str) -> dict[str, set[str]]:
     """The options docs/cli.md's synopsis (its first indented block) gives each command
-    (``store list``: a command's lower-case second word names its subcommand)."""
+    (``store list``: a command's lower-case second word names its subcommand; a command may
+    take two lines, one per way of running it, as ``harvest`` does)."""
     synopsis = text.split("\n\n")[1]
     options: dict[str, set[str]] = {}
     command = ""
@@ -175,7 +176,7 @@ def documented_options(text: str) -> dict[str, set[str]]:
         words = line.split()
         if words[0] == "webwise":
             command = " ".join(words[1:3] if len(words) > 2 and re.fullmatch(r"[a-z]+", words[2]) else words[1:2])
-            options[command] = set()
+            options.setdefault(command, set())
         options[command] |= set(re.findall(r"--[a-z0-9-]+", line))
     return options
 

@@ -15,10 +15,11 @@ from pathlib import Path
 import pytest
 
 from webwise import store
+from webwise.agent import load_examples
 from webwise.bench import read_results, record_key
 from webwise.cli import main
 from webwise.errors import ConfigError
-from webwise.harvest import HARVEST_SEED_START, JOURNAL, distinct_seeds, harvest, recheck
+from webwise.harvest import HARVEST_SEED_START, JOURNAL, distinct_seeds, harvest, import_results, recheck
 
 WEBWISE = str(Path(sys.executable).parent / "webwise")
 
@@ -500,3 +501,104 @@ def test_auto_without_a_store_is_an_error(tmp_path: Path, capsys: pytest.Capture
 def test_harvest_bad_task_list_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["harvest", "--tasks", "click-button,nope", "--llm", "replay:x.json"]) == 2
     assert capsys.readouterr().err == "webwise: error: unknown task 'nope'; `webwise tasks` lists the 130 available\n"
+
+
+def bench_run(tmp_path: Path, replies: dict[str, list[str]], examples: str = "none", seeds: int = 2) -> Path:
+    """A bench's output folder: the episodes of ``replies``' tasks on seeds 0.., zero-shot by default."""
+    out = tmp_path / "bench"
+    llm = replay(tmp_path, replies, f"bench-{examples}.json")
+    args = ["bench", "--tasks", ",".join(replies), "--seeds", str(seeds), "--examples", examples, "--llm", llm,
+            "--out", str(out), "--resume"]
+    assert main(args) == 0
+    return out
+
+
+def test_a_bench_run_s_solved_episodes_become_examples_without_the_model(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The bench's model is gone when the import runs: the candidates are the episodes' own
+    programs, checked by replay on the fresh seeds, and kept as a harvest keeps them."""
+    out = bench_run(tmp_path, {"click-button": [GENERAL], "click-link": [WRONG]})
+    (tmp_path / "bench-none.json").unlink()
+    capsys.readouterr()
+    store_dir = tmp_path / "store"
+    assert main(["harvest", "--from-results", str(out), "--store", str(store_dir)]) == 0
+    out_lines, err = capsys.readouterr()
+    assert f"import: 4 episodes of {out / 'results.jsonl'} to learn from, 0 already in" in err
+    rows = [line.split("\t")[:9] for line in out_lines.splitlines()[1:]]
+    assert rows == [["click-button", "2", "2", "2", "1", "0", "1", "0", "1"],
+                    ["click-link", "2", "0", "0", "0", "0", "0", "0", "0"]]
+    [entry] = json.loads((store_dir / "click-button.json").read_text())
+    provenance = entry["provenance"]
+    assert (provenance["seed"], provenance["trial"], provenance["examples"]) == (0, 0, "none")
+    assert provenance["llm"] == f"replay:{tmp_path / 'bench-none.json'}"
+    assert provenance["check_seeds"] == [100000, 100001, 100002]
+    assert entry["steps"][0]["program"].endswith("click('button', re.search(r'\"(.*)\"', task).group(1))")
+    lines = journal(store_dir)
+    assert {record_key(line) for line in lines} == {record_key(r) for r in read_results(out / "results.jsonl")}
+    assert all(line["imported_from"] == str(out / "results.jsonl") for line in lines)
+
+    assert main(["harvest", "--from-results", str(out / "results.jsonl"), "--tasks", "click-button",
+                 "--store", str(store_dir)]) == 0
+    assert "2 episodes of" in capsys.readouterr().err and len(journal(store_dir)) == 4
+
+
+def test_importing_a_bench_run_again_looks_only_at_its_new_episodes(tmp_path: Path) -> None:
+    store_dir = tmp_path / "store"
+    replies = {"click-button": [GENERAL]}
+    out = bench_run(tmp_path, replies, seeds=1)
+    progress = io.StringIO()
+    [first] = import_results(out, store_dir=store_dir, progress=progress)  # the library's way
+    assert (first.episodes, first.kept) == (1, 1)
+    bench_run(tmp_path, replies, seeds=3)  # the bench went on
+    progress = io.StringIO()
+    [again] = import_results(out, store_dir=store_dir, progress=progress)
+    assert "3 episodes of" in progress.getvalue() and "1 already in" in progress.getvalue()
+    assert (again.episodes, again.solved, again.kept, again.duplicates) == (3, 3, 1, 2)
+    assert [line["seed"] for line in journal(store_dir)] == [0, 1, 2]
+
+
+def test_episodes_shown_hand_written_examples_are_not_learnt_from(tmp_path: Path) -> None:
+    out = bench_run(tmp_path, {"click-button": [GENERAL]}, examples="manual")
+    progress = io.StringIO()
+    [report] = import_results(out, store_dir=tmp_path / "store", progress=progress)
+    assert "0 episodes of" in progress.getvalue() and "2 left out" in progress.getvalue()
+    assert (report.episodes, report.stored) == (0, 0)
+    assert journal(tmp_path / "store") == []
+
+
+def test_an_auto_episode_is_not_shown_the_example_solved_on_its_own_page(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An example learnt from seed 0 would hand seed 0 its own answer; seed 1 may see it."""
+    store_dir = tmp_path / "store"
+    import_results(bench_run(tmp_path, {"click-button": [GENERAL]}, seeds=1), store_dir=store_dir, progress=QUIET)
+    solve = ["solve", "--task", "click-button", "--examples", "auto", "--store", str(store_dir),
+             "--llm", replay(tmp_path, {"*": [GENERAL]}, "solve.json"), "--json"]
+    capsys.readouterr()
+    main([*solve, "--seed", "0"])
+    own = json.loads(capsys.readouterr().out)
+    assert own["examples_shown"] == []
+    assert own["trace"][0]["note"] == "no auto example for click-button; running zero-shot"
+    main([*solve, "--seed", "1"])
+    other = json.loads(capsys.readouterr().out)
+    assert other["examples_shown"] == [{"task": "click-button", "number": 1, "source": "auto"}]
+    assert "Here is a task you solved before" in other["trace"][0]["prompt"][1]["content"]
+
+
+def test_auto_near_shows_a_relative_s_example_where_the_task_s_own_was_solved_on_this_page(tmp_path: Path) -> None:
+    store_dir = tmp_path / "store"
+    import_results(bench_run(tmp_path, {"click-button": [GENERAL], "click-test": [READERS["click-test"]]}, seeds=1),
+                   store_dir=store_dir, progress=QUIET)
+    assert [e.task for e in load_examples("click-button", "auto-near", store_dir, seed=0)] == ["click-test"]
+    assert [e.task for e in load_examples("click-button", "auto-near", store_dir, seed=1)] == ["click-button"]
+    assert [e.task for e in load_examples("click-button", "auto", store_dir)] == ["click-button"]
+
+
+@pytest.mark.parametrize(("args", "error"), [
+    (["--from-results", "{tmp}/nothing"], "no bench results at {tmp}/nothing"),
+    (["--from-results", "{tmp}", "--recheck"], "--from-results and --recheck are two different runs: give one of them"),
+    ([], "harvest needs --tasks (or --from-results, which takes the file's tasks)"),
+])
+def test_import_errors_are_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                               args: list[str], error: str) -> None:
+    assert main(["harvest", *(arg.format(tmp=tmp_path) for arg in args), "--store", str(tmp_path / "store")]) == 2
+    assert capsys.readouterr().err == f"webwise: error: {error.format(tmp=tmp_path)}\n"

@@ -31,7 +31,7 @@ MISS = "```python\nclick('button', 'no such button')\n```"
 
 def entry(instruction: str, page: list[dict[str, Any]], program: str) -> dict[str, Any]:
     return {"instruction": instruction, "steps": [{"observation": page, "program": program}],
-            "provenance": {"llm": "local:1.5b", "method": "webwise", "seed": 0, "reward": 1.0, "seconds": 1.0,
+            "provenance": {"llm": "local:1.5b", "method": "webwise", "seed": 10000, "reward": 1.0, "seconds": 1.0,
                            "harvested_at": "2026-11-25T00:00:00+00:00", "check_seeds": [100000, 100001, 100002]}}
 
 

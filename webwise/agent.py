@@ -67,23 +67,31 @@ def check_method(method: str, examples: str) -> None:
         raise ConfigError(f"unknown examples mode {examples!r}; choose one of {', '.join(EXAMPLE_MODES)}")
 
 
-def load_examples(task: str, mode: str, store_dir: Path | None = None) -> list[examples.Example]:
-    """The examples ``mode`` may show for ``task``.
+def load_examples(task: str, mode: str, store_dir: Path | None = None,
+                  seed: int | None = None) -> list[examples.Example]:
+    """The examples ``mode`` may show for ``task`` (at ``seed``, when an episode asks).
 
     ``manual`` without the task's example, or ``auto`` without a store, is a
     :class:`ConfigError`; a store that holds nothing for the task yet gives none (the run
     is zero-shot and its trace says so), since harvesting fills stores task by task.
     ``auto-near`` gives the task's own harvested examples, else every stored one: the
     candidates, of which the agent shows the nearest once it sees the first page
-    (:func:`choose`).
+    (:func:`choose`). A harvested example is never shown on the page it was solved on (its
+    task at its seed): it would hand the episode its own answer, as examples learnt from a
+    bench run's episodes (``harvest --from-results``) could on that run's seeds.
     """
     if mode == "manual":
         return examples.load_manual(task)
     if mode == "auto":
-        return store.load(task, store_dir)
+        return _elsewhere(store.load(task, store_dir), task, seed)
     if mode == "auto-near":
-        return store.load(task, store_dir) or store.load_all(store_dir)
+        return _elsewhere(store.load(task, store_dir), task, seed) or _elsewhere(store.load_all(store_dir), task, seed)
     return []
+
+
+def _elsewhere(found: list[examples.Example], task: str, seed: int | None) -> list[examples.Example]:
+    """``found`` without the examples solved on ``task``'s page at ``seed``."""
+    return [example for example in found if seed is None or (example.task, example.seed) != (task, seed)]
 
 
 def choose(task: str, candidates: list[examples.Example], instruction: str,
@@ -125,7 +133,7 @@ class Agent:
         return episode
 
     def _run(self, episode: Episode) -> None:
-        candidates = load_examples(episode.task, episode.examples, self.settings.store_dir)
+        candidates = load_examples(episode.task, episode.examples, self.settings.store_dir, episode.seed)
         memory = FailureMemory()
         correction: Correction | None = None
         shown: list[PromptExample] = []

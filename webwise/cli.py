@@ -139,7 +139,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Keep a solved episode's programs as the task's example only if, replayed without the model, "
                     "they solve --check-seeds fresh seeds (100000 and up) too. STORE/harvest.jsonl records each "
                     "finished episode: the same command again runs only the ones missing.")
-    harvest.add_argument("--tasks", required=True, help=TASKS_HELP)
+    harvest.add_argument("--tasks", default=None,
+                         help=TASKS_HELP + "; with --from-results, default every task of the file")
     harvest.add_argument("--seeds", type=positive_int, default=10, help="episodes (seeds) per task (default 10)")
     harvest.add_argument("--seed-start", type=seed, default=HARVEST_SEED_START,
                          help=f"first seed, below 100000 (default {HARVEST_SEED_START}: apart from evaluation seeds)")
@@ -160,6 +161,10 @@ def build_parser() -> argparse.ArgumentParser:
     harvest.add_argument("--recheck", action="store_true",
                          help="run no episodes: check the journal's refused candidates of --tasks again with the "
                               "current rewrites, without the model, and keep those that pass")
+    harvest.add_argument("--from-results", type=Path, default=None, metavar="RESULTS",
+                         help="run no episodes: learn from a bench run's zero-shot episodes (its results.jsonl or "
+                              "output folder), each solved one's programs checked and kept as a harvest's, "
+                              "without the model")
     add_guards(harvest)
 
     add_store(commands)
@@ -232,13 +237,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _harvest(args: argparse.Namespace) -> int:
-    from webwise.harvest import Harvest, HarvestConfig, Recheck
+    from webwise.harvest import Harvest, HarvestConfig, Import, Recheck, tasks_in
 
-    config = HarvestConfig(tasks=parse_task_list(args.tasks), seeds=_seeds(args), llm=args.llm, store_dir=args.store,
+    if args.from_results is not None and args.recheck:
+        raise ConfigError("--from-results and --recheck are two different runs: give one of them")
+    if args.tasks is None and args.from_results is None:
+        raise ConfigError("harvest needs --tasks (or --from-results, which takes the file's tasks)")
+    tasks = parse_task_list(args.tasks) if args.tasks is not None else tasks_in(args.from_results)
+    config = HarvestConfig(tasks=tasks, seeds=_seeds(args), llm=args.llm, store_dir=args.store,
                            method=args.method, examples=args.examples, trials=args.trials,
                            check_seeds=args.check_seeds, max_steps=args.max_steps, guards=args.guards,
                            workers=args.workers, remote_url=args.remote, page_host=args.page_host)
-    run = Recheck(config) if args.recheck else Harvest(config)
+    if args.from_results is not None:
+        run: Harvest = Import(config, args.from_results)
+    else:
+        run = Recheck(config) if args.recheck else Harvest(config)
     status = run.run()
     print("task\tepisodes\tsolved\tcandidates\tkept\tgeneralised\tduplicates\trefused\tstored\twhy refused")
     for r in run.reports:

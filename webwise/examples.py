@@ -51,6 +51,9 @@ class Example:
     note: str = ""
     #: Its place among its task's examples, from 1 (``webwise store`` numbers them so).
     number: int = 1
+    #: The seed whose page it was solved on (harvested ones); an episode of that very page is
+    #: not shown it (:func:`webwise.agent.load_examples`).
+    seed: int | None = None
 
 
 def load_manual(task: str, directory: Path = MANUAL_DIR) -> list[Example]:

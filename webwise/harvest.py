@@ -20,6 +20,10 @@ interrupts, the Grid). ``STORE/harvest.jsonl`` is the journal: one line per fini
 the same harvest again runs only the episodes missing from it, so an interrupted or killed
 harvest resumes; an episode killed between the store and the journal runs again and finds
 its own example stored, which it counts as kept.
+
+Two runs work without the model on candidates episodes already made: :class:`Recheck` checks
+the journal's refused ones again with the rewrites added since, and :class:`Import` learns from
+a bench run's zero-shot episodes as if a harvest had run them.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from typing import Any, Callable, Sequence, TextIO
 
 from webwise import store
 from webwise.agent import Agent, Settings, check_method
-from webwise.bench import EXIT_FAULTS, Job, Key, Pool, read_results, record_key
+from webwise.bench import EXIT_FAULTS, RESULTS, Job, Key, Pool, read_results, record_key
 from webwise.episode import Episode
 from webwise.errors import ConfigError, Interrupted
 from webwise.generalise import lift, search_panels, skip_unseen_items
@@ -136,24 +140,26 @@ class HarvestConfig:
         return [Job(task, seed, self.method, self.examples) for task in self.tasks for seed in self.seeds]
 
 
-def entry_from(episode: Episode) -> dict[str, Any]:
-    """The example a solved episode teaches: the winning attempt's programs and where they came from.
+def entry_from(episode: dict[str, Any]) -> dict[str, Any]:
+    """The example a solved episode teaches, from its record (:meth:`Episode.to_dict`, or a
+    bench's results line): the winning attempt's programs and where they came from.
 
     A step is left out when its program raised without moving the page: it did nothing the
     later programs build on. One that raised after moving the page on stays, as a replayed
     step does: the page the next program saw depends on it.
     """
-    won = next(trial.trial for trial in episode.trials if trial.success)
-    steps = [{"observation": step.observation, "program": step.program} for step in episode.trace
-             if step.trial == won and step.program is not None and (step.error is None or step.changed)]
+    won = next(trial["trial"] for trial in episode["trials"] if trial["success"])
+    steps = [{"observation": step["observation"], "program": step["program"]} for step in episode["trace"]
+             if step["trial"] == won and step["program"] is not None
+             and (step["error"] is None or step.get("changed", False))]
     return {
-        "instruction": episode.utterance,
+        "instruction": episode["utterance"],
         "steps": steps,
-        "provenance": {"llm": episode.llm, "method": episode.method, "examples": episode.examples,
-                       "shown": episode.examples_shown, "seed": episode.seed, "trial": won,
-                       "reward": episode.raw_reward, "seconds": episode.seconds,
+        "provenance": {"llm": episode["llm"], "method": episode["method"], "examples": episode["examples"],
+                       "shown": episode.get("examples_shown", []), "seed": episode["seed"], "trial": won,
+                       "reward": episode.get("raw_reward", episode["reward"]), "seconds": episode["seconds"],
                        "harvested_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-                       "code": code_version()},
+                       "code": episode["code"]},
     }
 
 
@@ -238,12 +244,13 @@ REWRITES: tuple[tuple[Callable[[dict[str, Any], Check], dict[str, Any] | None], 
 )
 
 
-def _unsolved(episode: Episode, record: dict[str, Any]) -> str:
+def _unsolved(episode: dict[str, Any], record: dict[str, Any]) -> str:
     """The verdict on an episode the model did not solve. ``record`` gets what a person needs
     to see why, without running it again: how each attempt ended and the last one's programs."""
-    record["endings"] = [trial.ending for trial in episode.trials]
-    last = episode.trials[-1].trial if episode.trials else None
-    record["programs"] = [step.program for step in episode.trace if step.trial == last and step.program is not None]
+    record["endings"] = [trial["ending"] for trial in episode["trials"]]
+    last = episode["trials"][-1]["trial"] if episode["trials"] else None
+    record["programs"] = [step["program"] for step in episode["trace"]
+                          if step["trial"] == last and step["program"] is not None]
     return "not solved" + (f" ({', '.join(record['endings'])})" if record["endings"] else "")
 
 
@@ -252,6 +259,13 @@ def _why(episode: Episode) -> str:
     if error:
         return error.splitlines()[0]
     return "not solved" + (f" ({episode.reason})" if episode.reason else "")
+
+
+def _journal_record(job: Job, llm: str, trials: int, guards: bool, code: str) -> dict[str, Any]:
+    """The journal record of ``job`` before its outcome, identified like a bench episode."""
+    return {"task": job.task, "seed": job.seed, "method": job.method, "examples": job.examples, "llm": llm,
+            "max_trials": trials, "guards": guards, "code": code, "success": False, "error": None,
+            "infra_error": None, "trial": None, "check_seeds": [], "refusal": None}
 
 
 class Harvest(Pool):
@@ -303,20 +317,22 @@ class Harvest(Pool):
     def perform(self, session: Session, job: Job) -> dict[str, Any]:
         """Run the episode unless the task is full, then check and store its candidate: the journal record."""
         started = time.monotonic()
-        record: dict[str, Any] = {"task": job.task, "seed": job.seed, "method": job.method, "examples": job.examples,
-                                  "llm": session.llm.name, "max_trials": self.settings.trials,
-                                  "guards": self.settings.guards, "code": code_version(), "success": False,
-                                  "error": None, "infra_error": None, "trial": None, "check_seeds": [],
-                                  "refusal": None}
+        record = _journal_record(job, session.llm.name, self.settings.trials, self.settings.guards, code_version())
         if store.count(job.task, self.store_dir) >= store.MAX_PER_TASK:
             outcome, verdict = "skipped", f"not run: the task already has {store.MAX_PER_TASK} examples"
         else:
-            episode = session.run(job.task, job.seed, job.method, job.examples)
-            record.update(success=episode.success, error=episode.error, infra_error=episode.infra_error)
-            outcome, verdict = (self._candidate(session, job.task, entry_from(episode), record) if episode.success
-                                else ("not solved", _unsolved(episode, record)))
+            episode = session.run(job.task, job.seed, job.method, job.examples).to_dict()
+            outcome, verdict = self._learn(session, episode, record)
         record.update(outcome=outcome, verdict=verdict, seconds=round(time.monotonic() - started, 3))
         return record
+
+    def _learn(self, session: Session, episode: dict[str, Any], record: dict[str, Any]) -> tuple[str, str]:
+        """What the episode's record teaches, into the journal ``record``: (outcome, the progress
+        line's verdict), its candidate checked and stored when it was solved."""
+        record.update(success=episode["success"], error=episode["error"], infra_error=episode["infra_error"])
+        if episode["success"]:
+            return self._candidate(session, episode["task"], entry_from(episode), record)
+        return "not solved", _unsolved(episode, record)
 
     def _candidate(self, session: Session, task: str, entry: dict[str, Any],
                    record: dict[str, Any]) -> tuple[str, str]:
@@ -369,7 +385,30 @@ class Harvest(Pool):
         return best
 
 
-class Recheck(Harvest):
+class _WithoutModel(Harvest):
+    """A harvest of candidates that episodes already made: no worker calls a model, and each job
+    carries the record it works on (``queued``)."""
+
+    def __init__(self, config: HarvestConfig, label: str) -> None:
+        super().__init__(config)
+        self.label = label
+        self.queued: dict[int, dict[str, Any]] = {}  # id of a job -> the record it works on
+
+    def models(self, first: ChatModel, count: int) -> list[ChatModel]:
+        """The check replays the candidates' own programs: no worker calls a model."""
+        return [first] * count
+
+    def _replay(self, records: list[dict[str, Any]], journal: Path) -> bool:
+        """A job per record over the workers, its journal line appended; True when interrupted."""
+        jobs = [Job(record["task"], record["seed"], record["method"], record["examples"]) for record in records]
+        self.queued = {id(job): record for job, record in zip(jobs, records)}
+        interrupted = bool(jobs) and self.work(jobs, journal, len(jobs), ReplayModel({}, f"replay:{self.label}"))
+        if self.error is not None:
+            raise self.error
+        return interrupted
+
+
+class Recheck(_WithoutModel):
     """The journal's refused candidates of ``config.tasks`` checked again, without the model.
 
     A rewrite added after a harvest (:mod:`webwise.generalise`) can turn a candidate the check
@@ -381,9 +420,7 @@ class Recheck(Harvest):
     """
 
     def __init__(self, config: HarvestConfig) -> None:
-        super().__init__(config)
-        self.label = "recheck"
-        self.queued: dict[int, dict[str, Any]] = {}  # id of a job -> the refused record it checks again
+        super().__init__(config, "recheck")
 
     def run(self) -> int:
         """0 when every refused candidate was checked again; 130 after Ctrl-C or SIGTERM."""
@@ -392,20 +429,12 @@ class Recheck(Harvest):
         latest = {record_key(r): r for r in read_results(journal, repair=True) if r["task"] in self.config.tasks}
         refused = [r for r in latest.values() if r.get("outcome") == "refused"]
         todo = [r for r in refused if "candidate" in r]
-        jobs = [Job(record["task"], record["seed"], record["method"], record["examples"]) for record in todo]
-        self.queued = {id(job): record for job, record in zip(jobs, todo)}
         print(f"recheck: {len(todo)} refused candidates to check again in {journal}"
               + (f"; {len(refused) - len(todo)} refused before candidates were recorded" if len(todo) < len(refused)
                  else ""), file=self.stream)
-        interrupted = bool(jobs) and self.work(jobs, journal, len(jobs), ReplayModel({}, "replay:recheck"))
-        if self.error is not None:
-            raise self.error
+        interrupted = self._replay(todo, journal)
         self.reports = summarize(read_results(journal), set(latest), self.config.tasks, self.store_dir)
         return 130 if interrupted else 0
-
-    def models(self, first: ChatModel, count: int) -> list[ChatModel]:
-        """The check replays the candidates' own programs: no worker calls a model."""
-        return [first] * count
 
     def perform(self, session: Session, job: Job) -> dict[str, Any]:
         """The episode's record again, with what the check now makes of its candidate."""
@@ -415,6 +444,73 @@ class Recheck(Harvest):
                   if name not in ("candidate", "programs", "refusal", "generalised", "outcome", "verdict")}
         record.update(rechecked_with=code_version(), refusal=None, check_seeds=[])
         outcome, verdict = self._candidate(session, job.task, before["candidate"], record)
+        record.update(outcome=outcome, verdict=verdict, seconds=round(time.monotonic() - started, 3))
+        return record
+
+
+def results_file(path: Path) -> Path:
+    """A bench's results file: ``path`` itself, or ``results.jsonl`` in the bench's output folder."""
+    found = path / RESULTS if path.is_dir() else path
+    if not found.is_file():
+        raise ConfigError(f"no bench results at {found}")
+    return found
+
+
+def learnable(records: list[dict[str, Any]], tasks: Sequence[str]) -> list[dict[str, Any]]:
+    """The episodes of ``tasks`` a harvest could have run: the last record of each, shown no
+    example but what a harvest may show (:data:`HARVEST_EXAMPLES`; a hand-written one teaches
+    people's programs), and ended on the agent, not on an infrastructure failure."""
+    latest = {record_key(record): record for record in records}
+    return [record for record in latest.values() if record["task"] in tasks
+            and record["examples"] in HARVEST_EXAMPLES and not record.get("infra_error")]
+
+
+class Import(_WithoutModel):
+    """What a bench run's episodes teach, kept as a harvest keeps it, without the model.
+
+    A zero-shot bench run (``--examples none``) solves the episodes a harvest would run to find
+    candidates, and its records hold each attempt's programs with the pages they saw: checking
+    and storing those costs replays in the browser, where a harvest would spend the model's
+    hours on new episodes. The journal gets a line per episode under the bench episode's
+    identity (``imported_from`` names the file), so importing the file again after the bench
+    went on checks only what is new. An example remembers the seed it was solved on, and an
+    ``auto`` episode on that seed of its task is not shown it (:func:`webwise.agent.load_examples`).
+    """
+
+    def __init__(self, config: HarvestConfig, results: Path) -> None:
+        super().__init__(config, "import")
+        self.source = results_file(results)
+
+    def run(self) -> int:
+        """0 when every episode of the file was learnt from; 130 after Ctrl-C or SIGTERM."""
+        self.config.jobs()
+        records = read_results(self.source)
+        episodes = learnable(records, self.config.tasks)
+        left_out = sum(record["task"] in self.config.tasks for record in records) - len(episodes)
+        self.store_dir.mkdir(parents=True, exist_ok=True)
+        journal = self.store_dir / JOURNAL
+        done = {record_key(r) for r in read_results(journal, repair=True) if not r.get("infra_error")}
+        todo = [episode for episode in episodes if record_key(episode) not in done]
+        print(f"import: {len(episodes)} episodes of {self.source} to learn from, {len(episodes) - len(todo)} "
+              f"already in {journal}, {len(todo)} to look at"
+              + (f"; {left_out} left out (shown other examples, infrastructure failures or run again)"
+                 if left_out else ""), file=self.stream)
+        interrupted = self._replay(todo, journal)
+        self.reports = summarize(read_results(journal), {record_key(e) for e in episodes}, self.config.tasks,
+                                 self.store_dir)
+        return 130 if interrupted else 0
+
+    def perform(self, session: Session, job: Job) -> dict[str, Any]:
+        """The episode's journal record: its candidate checked and stored, as a harvest's would be."""
+        started = time.monotonic()
+        episode = self.queued[id(job)]
+        record = _journal_record(job, episode["llm"], int(episode.get("max_trials", 1)),
+                                 bool(episode.get("guards", True)), episode["code"])
+        record["imported_from"] = str(self.source)
+        if store.count(job.task, self.store_dir) >= store.MAX_PER_TASK:
+            outcome, verdict = "skipped", f"not looked at: the task already has {store.MAX_PER_TASK} examples"
+        else:
+            outcome, verdict = self._learn(session, episode, record)
         record.update(outcome=outcome, verdict=verdict, seconds=round(time.monotonic() - started, 3))
         return record
 
@@ -487,3 +583,23 @@ def recheck(tasks: list[str], *, check_seeds: int = CHECK_SEEDS, store_dir: Path
     if run.run() == 130:
         raise Interrupted("recheck interrupted; running it again checks the rest")
     return run.reports
+
+
+def import_results(results: Path, tasks: Sequence[str] | None = None, *, check_seeds: int = CHECK_SEEDS,
+                   store_dir: Path | None = None, workers: int = 1, guards: bool = True,
+                   progress: TextIO | None = None) -> list[TaskHarvest]:
+    """Learn from a bench run's episodes (``results``: its results file or output folder) without the
+    model: each solved one's candidate checked and stored as a harvest's (see :class:`Import`); the
+    summary per task of ``tasks``, by default every task the file holds. Raises
+    :class:`Interrupted` after Ctrl-C."""
+    chosen = list(tasks) if tasks is not None else tasks_in(results)
+    run = Import(HarvestConfig(tasks=chosen, seeds=(), store_dir=store_dir, check_seeds=check_seeds, guards=guards,
+                               workers=workers, progress=progress), results)
+    if run.run() == 130:
+        raise Interrupted("import interrupted; running it again looks at the rest")
+    return run.reports
+
+
+def tasks_in(results: Path) -> list[str]:
+    """The tasks a bench's results hold, in the order they first appear."""
+    return list(dict.fromkeys(record["task"] for record in read_results(results_file(results))))

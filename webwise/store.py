@@ -64,7 +64,8 @@ def load(task: str, directory: Path | None = None) -> list[Example]:
     try:
         return [Example(task=task, instruction=e["instruction"],
                         steps=tuple(Step(s["observation"], s["program"]) for s in e["steps"]),
-                        source="auto", note=e.get("note", ""), number=number)
+                        source="auto", note=e.get("note", ""), number=number,
+                        seed=e.get("provenance", {}).get("seed"))
                 for number, e in enumerate(_read(path), 1)]
     except (KeyError, TypeError) as exc:
         raise ConfigError(f"harvested examples in {path} are malformed: missing {exc}") from None
