@@ -584,6 +584,27 @@ def test_an_auto_episode_is_not_shown_the_example_solved_on_its_own_page(
     assert "Here is a task you solved before" in other["trace"][0]["prompt"][1]["content"]
 
 
+def test_records_from_before_later_fields_are_learnt_from(tmp_path: Path) -> None:
+    """Results written before ``infra_error``, ``guards``, ``examples_shown`` and the steps'
+    ``changed`` were recorded (the committed 1.5B runs of the 48 tasks) are imported alike;
+    records without their programs are left out and counted."""
+    out = bench_run(tmp_path, {"click-button": [GENERAL]})
+    old = []
+    for record in read_results(out / "results.jsonl"):
+        for name in ("infra_error", "guards", "examples_shown", "calls"):
+            record.pop(name)
+        for step in record["trace"]:
+            step.pop("changed")
+        old.append(record)
+    old[1].pop("trace")
+    (out / "results.jsonl").write_text("".join(json.dumps(record) + "\n" for record in old))
+    progress = io.StringIO()
+    [report] = import_results(out, store_dir=tmp_path / "store", progress=progress)
+    assert "1 episodes of" in progress.getvalue() and "1 left out" in progress.getvalue()
+    assert (report.episodes, report.kept, report.stored) == (1, 1, 1)
+    assert journal(tmp_path / "store")[0]["guards"] is True
+
+
 def test_auto_near_shows_a_relative_s_example_where_the_task_s_own_was_solved_on_this_page(tmp_path: Path) -> None:
     store_dir = tmp_path / "store"
     import_results(bench_run(tmp_path, {"click-button": [GENERAL], "click-test": [READERS["click-test"]]}, seeds=1),

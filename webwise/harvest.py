@@ -329,7 +329,7 @@ class Harvest(Pool):
     def _learn(self, session: Session, episode: dict[str, Any], record: dict[str, Any]) -> tuple[str, str]:
         """What the episode's record teaches, into the journal ``record``: (outcome, the progress
         line's verdict), its candidate checked and stored when it was solved."""
-        record.update(success=episode["success"], error=episode["error"], infra_error=episode["infra_error"])
+        record.update(success=episode["success"], error=episode.get("error"), infra_error=episode.get("infra_error"))
         if episode["success"]:
             return self._candidate(session, episode["task"], entry_from(episode), record)
         return "not solved", _unsolved(episode, record)
@@ -459,10 +459,12 @@ def results_file(path: Path) -> Path:
 def learnable(records: list[dict[str, Any]], tasks: Sequence[str]) -> list[dict[str, Any]]:
     """The episodes of ``tasks`` a harvest could have run: the last record of each, shown no
     example but what a harvest may show (:data:`HARVEST_EXAMPLES`; a hand-written one teaches
-    people's programs), and ended on the agent, not on an infrastructure failure."""
+    people's programs), ended on the agent, not on an infrastructure failure, and recorded
+    with its attempts and programs (``trials``, ``trace``)."""
     latest = {record_key(record): record for record in records}
     return [record for record in latest.values() if record["task"] in tasks
-            and record["examples"] in HARVEST_EXAMPLES and not record.get("infra_error")]
+            and record["examples"] in HARVEST_EXAMPLES and not record.get("infra_error")
+            and "trials" in record and "trace" in record]
 
 
 class Import(_WithoutModel):
@@ -493,7 +495,8 @@ class Import(_WithoutModel):
         todo = [episode for episode in episodes if record_key(episode) not in done]
         print(f"import: {len(episodes)} episodes of {self.source} to learn from, {len(episodes) - len(todo)} "
               f"already in {journal}, {len(todo)} to look at"
-              + (f"; {left_out} left out (shown other examples, infrastructure failures or run again)"
+              + (f"; {left_out} left out (shown other examples, infrastructure failures, run again or recorded "
+                 "without their programs)"
                  if left_out else ""), file=self.stream)
         interrupted = self._replay(todo, journal)
         self.reports = summarize(read_results(journal), {record_key(e) for e in episodes}, self.config.tasks,
