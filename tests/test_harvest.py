@@ -614,6 +614,16 @@ def test_auto_near_shows_a_relative_s_example_where_the_task_s_own_was_solved_on
     assert [e.task for e in load_examples("click-button", "auto", store_dir)] == ["click-button"]
 
 
+def test_a_file_of_another_kind_is_a_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A harvest's journal has an episode's identity but not its programs' record."""
+    store_dir = tmp_path / "store"
+    harvest(["click-button"], seeds=1, llm=replay(tmp_path, {"click-button": [GENERAL]}), store_dir=store_dir,
+            progress=QUIET)
+    assert main(["harvest", "--from-results", str(store_dir / JOURNAL), "--store", str(tmp_path / "other")]) == 2
+    assert capsys.readouterr().err == (f"webwise: error: {store_dir / JOURNAL}: record 1 is not a bench episode's: "
+                                       "it has no 'utterance'\n")
+
+
 @pytest.mark.parametrize(("args", "error"), [
     (["--from-results", "{tmp}/nothing"], "no bench results at {tmp}/nothing"),
     (["--from-results", "{tmp}", "--recheck"], "--from-results and --recheck are two different runs: give one of them"),

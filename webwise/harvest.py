@@ -456,6 +456,22 @@ def results_file(path: Path) -> Path:
     return found
 
 
+#: What every bench episode record holds that an import reads (``trials`` and ``trace`` aside,
+#: which records written before them lack: such episodes are left out).
+RECORD_KEYS = ("task", "seed", "method", "examples", "llm", "code", "utterance", "success", "reward", "seconds")
+
+
+def episode_records(path: Path) -> list[dict[str, Any]]:
+    """The episode records of the bench results file ``path``; a :class:`ConfigError` naming
+    the first record that is not one (a harvest's journal, say, given by mistake)."""
+    records = read_results(path)
+    for number, record in enumerate(records, 1):
+        missing = [key for key in RECORD_KEYS if not isinstance(record, dict) or key not in record]
+        if missing:
+            raise ConfigError(f"{path}: record {number} is not a bench episode's: it has no {missing[0]!r}")
+    return records
+
+
 def learnable(records: list[dict[str, Any]], tasks: Sequence[str]) -> list[dict[str, Any]]:
     """The episodes of ``tasks`` a harvest could have run: the last record of each, shown no
     example but what a harvest may show (:data:`HARVEST_EXAMPLES`; a hand-written one teaches
@@ -486,7 +502,7 @@ class Import(_WithoutModel):
     def run(self) -> int:
         """0 when every episode of the file was learnt from; 130 after Ctrl-C or SIGTERM."""
         self.config.jobs()
-        records = read_results(self.source)
+        records = episode_records(self.source)
         episodes = learnable(records, self.config.tasks)
         left_out = sum(record["task"] in self.config.tasks for record in records) - len(episodes)
         self.store_dir.mkdir(parents=True, exist_ok=True)
@@ -605,4 +621,4 @@ def import_results(results: Path, tasks: Sequence[str] | None = None, *, check_s
 
 def tasks_in(results: Path) -> list[str]:
     """The tasks a bench's results hold, in the order they first appear."""
-    return list(dict.fromkeys(record["task"] for record in read_results(results_file(results))))
+    return list(dict.fromkeys(record["task"] for record in episode_records(results_file(results))))
