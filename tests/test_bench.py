@@ -357,6 +357,18 @@ def test_an_infrastructure_record_from_a_webdriver_error_has_the_planned_key(rep
     assert record_key(result) == Job("click-button", 0, "webwise", "none").key("m", 3, False)
 
 
+def test_a_browser_dying_in_another_episode_of_the_job_records_the_job_s_own(replay: Path, tmp_path: Path) -> None:
+    """A harvest's job also runs check episodes on seeds from 100000: a browser dying in one of
+    them must not journal the job under that seed, which no resume would ever look for."""
+    config = BenchConfig(tasks=["click-button"], seeds=[0], methods=["webwise"], examples=["none"],
+                         llm=f"replay:{replay}", out=tmp_path)
+    died = BrowserDied("browser died: chrome not reachable")
+    died.episode = Episode("click-button", 100000, "webwise", "none", "replay:harvest-check")  # type: ignore[attr-defined]
+    result = Bench(config).fault_record(Job("click-button", 0, "webwise", "none"), died, ReplayModel({}, "m"))
+    assert record_key(result) == Job("click-button", 0, "webwise", "none").key("m", 1, True)
+    assert result["infra_error"] == "browser died: chrome not reachable"
+
+
 def test_tables_show_success_at_trial_1_beside_trial_t() -> None:
     from webwise import tables
 

@@ -532,6 +532,7 @@ def test_a_bench_run_s_solved_episodes_become_examples_without_the_model(
     assert (provenance["seed"], provenance["trial"], provenance["examples"]) == (0, 0, "none")
     assert provenance["llm"] == f"replay:{tmp_path / 'bench-none.json'}"
     assert provenance["check_seeds"] == [100000, 100001, 100002]
+    assert provenance["imported_from"] == str(out / "results.jsonl") and provenance["imported_with"]
     assert entry["steps"][0]["program"].endswith("click('button', re.search(r'\"(.*)\"', task).group(1))")
     lines = journal(store_dir)
     assert {record_key(line) for line in lines} == {record_key(r) for r in read_results(out / "results.jsonl")}
@@ -591,7 +592,7 @@ def test_records_from_before_later_fields_are_learnt_from(tmp_path: Path) -> Non
     out = bench_run(tmp_path, {"click-button": [GENERAL]})
     old = []
     for record in read_results(out / "results.jsonl"):
-        for name in ("infra_error", "guards", "examples_shown", "calls"):
+        for name in ("infra_error", "guards", "examples_shown", "calls", "code", "commit"):
             record.pop(name)
         for step in record["trace"]:
             step.pop("changed")
@@ -602,7 +603,93 @@ def test_records_from_before_later_fields_are_learnt_from(tmp_path: Path) -> Non
     [report] = import_results(out, store_dir=tmp_path / "store", progress=progress)
     assert "1 episodes of" in progress.getvalue() and "1 left out" in progress.getvalue()
     assert (report.episodes, report.kept, report.stored) == (1, 1, 1)
-    assert journal(tmp_path / "store")[0]["guards"] is True
+    [line] = journal(tmp_path / "store")
+    assert (line["guards"], line["code"]) == (True, "unrecorded")
+    [entry] = json.loads((tmp_path / "store" / "click-button.json").read_text())
+    assert entry["provenance"]["code"] == "unrecorded" and entry["provenance"]["imported_with"]
+
+
+def test_auto_near_episodes_shown_their_own_task_s_example_are_not_learnt_from(tmp_path: Path) -> None:
+    """auto-near shows a task its own stored example when there is one: such an episode copied it."""
+    out = bench_run(tmp_path, {"click-button": [GENERAL]}, seeds=3)
+    records = read_results(out / "results.jsonl")
+    own = {"task": "click-button", "number": 1, "source": "auto"}
+    relative = {"task": "click-link", "number": 1, "source": "auto"}
+    for record, shown in zip(records, ([own], [relative], None)):
+        record["examples"] = "auto-near"
+        if shown is None:
+            record.pop("examples_shown")  # from before it was kept: cannot say
+        else:
+            record["examples_shown"] = shown
+    (out / "results.jsonl").write_text("".join(json.dumps(record) + "\n" for record in records))
+    progress = io.StringIO()
+    [report] = import_results(out, store_dir=tmp_path / "store", progress=progress)
+    assert "1 episodes of" in progress.getvalue() and "2 left out" in progress.getvalue()
+    assert [line["seed"] for line in journal(tmp_path / "store")] == [1]
+    assert report.kept == 1
+
+
+def test_a_second_bench_file_with_the_same_episodes_is_looked_at_in_full(tmp_path: Path) -> None:
+    """A rerun of the same episodes (another code version) is another file: importing it after the
+    first finds its twins duplicates, not episodes already done or stored before an interruption."""
+    store_dir = tmp_path / "store"
+    first = bench_run(tmp_path, {"click-button": [GENERAL]}, seeds=2)
+    import_results(first, store_dir=store_dir, progress=QUIET)
+    rerun = first.rename(tmp_path / "rerun")
+    progress = io.StringIO()
+    [report] = import_results(rerun, store_dir=store_dir, progress=progress)
+    assert "2 episodes of" in progress.getvalue() and "0 already in" in progress.getvalue()
+    assert (report.episodes, report.solved, report.kept, report.duplicates) == (2, 2, 0, 2)
+    assert len(journal(store_dir)) == 4 and store.count("click-button", store_dir) == 1
+
+
+def test_a_check_failing_outside_the_agent_is_journaled_under_the_episode_and_looked_at_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import webwise.harvest
+    from webwise.errors import WebwiseError
+
+    out = bench_run(tmp_path, {"click-button": [GENERAL]}, seeds=1)
+    store_dir = tmp_path / "store"
+    capsys.readouterr()
+
+    def browser_gone(*args: object, **kwargs: object) -> None:
+        raise WebwiseError("the browser went away")
+
+    with monkeypatch.context() as broken:
+        broken.setattr(webwise.harvest, "check", browser_gone)
+        assert main(["harvest", "--from-results", str(out), "--store", str(store_dir)]) == 1
+    err = capsys.readouterr().err
+    assert "import: 1 episodes ended on an infrastructure failure; the same command runs them again" in err
+    [fault] = journal(store_dir)
+    assert record_key(fault) == record_key(read_results(out / "results.jsonl")[0])
+    assert fault["infra_error"] == "the browser went away" and fault["imported_from"] == str(out / "results.jsonl")
+    assert main(["harvest", "--from-results", str(out), "--store", str(store_dir)]) == 0
+    assert "1 to look at" in capsys.readouterr().err and store.count("click-button", store_dir) == 1
+
+
+def test_a_recheck_failing_outside_the_agent_keeps_the_candidate_for_the_next_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import webwise.harvest
+    from webwise.errors import WebwiseError
+
+    program = "click('input_text', 'tt')\nenter_text('sergio')\nclick('button', 'Submit')"
+    store_dir = tmp_path / "store"
+    with monkeypatch.context() as older:
+        older.setattr(webwise.harvest, "REWRITES", ())
+        harvest(["enter-text-2"], seeds=1, llm=replay(tmp_path, {"enter-text-2": [f"```python\n{program}\n```"]}),
+                store_dir=store_dir, progress=QUIET)
+
+    def browser_gone(*args: object, **kwargs: object) -> None:
+        raise WebwiseError("the browser went away")
+
+    with monkeypatch.context() as broken:
+        broken.setattr(webwise.harvest, "check", browser_gone)
+        assert main(["harvest", "--tasks", "enter-text-2", "--recheck", "--store", str(store_dir)]) == 1
+    refused, fault = journal(store_dir)
+    assert record_key(fault) == record_key(refused) and fault["candidate"] == refused["candidate"]
+    assert fault["infra_error"] == "the browser went away"
+    [report] = recheck(["enter-text-2"], store_dir=store_dir, progress=QUIET)
+    assert (report.kept, report.stored) == (1, 1)
 
 
 def test_auto_near_shows_a_relative_s_example_where_the_task_s_own_was_solved_on_this_page(tmp_path: Path) -> None:

@@ -333,13 +333,7 @@ class Worker(threading.Thread):
                 if self.pool.stop.wait(0.5):
                     return None
                 if attempt == 2:
-                    episode = getattr(exc, "episode", None) if isinstance(exc, BrowserDied) else None
-                    episode = episode or Episode(job.task, job.seed, job.method, job.examples, self.llm.name,
-                                                 max_trials=self.pool.settings.trials,
-                                                 guards=self.pool.settings.guards)
-                    episode.error = episode.error or str(exc)
-                    episode.infra_error = str(exc)
-                    return episode.to_dict()
+                    return self.pool.fault_record(job, exc, self.llm)
         raise AssertionError("unreachable: the second attempt always returns")
 
 
@@ -370,6 +364,18 @@ class Pool:
     def perform(self, session: Any, job: Job) -> dict[str, Any]:
         """The job's record; the bench's is the episode's."""
         return session.run(job.task, job.seed, job.method, job.examples).to_dict()
+
+    def fault_record(self, job: Job, exc: Exception, llm: ChatModel) -> dict[str, Any]:
+        """The record of a job that failed outside the agent twice: its episode so far when the
+        browser died in it (not in another episode the job ran, such as a harvest's check), with
+        ``infra_error`` set, so that the tables count it apart and a resume runs it again."""
+        episode = getattr(exc, "episode", None) if isinstance(exc, BrowserDied) else None
+        if episode is None or (episode.task, episode.seed) != (job.task, job.seed):
+            episode = Episode(job.task, job.seed, job.method, job.examples, llm.name, max_trials=self.settings.trials,
+                              guards=self.settings.guards)
+        episode.error = episode.error or str(exc)
+        episode.infra_error = str(exc)
+        return episode.to_dict()
 
     def fail(self, exc: BaseException) -> None:
         self.error = self.error or exc

@@ -43,7 +43,7 @@ from webwise.errors import ConfigError, Interrupted
 from webwise.generalise import lift, search_panels, skip_unseen_items
 from webwise.llm import ChatModel, make_llm
 from webwise.llm.replay import ReplayModel
-from webwise.provenance import code_version
+from webwise.provenance import code_of, code_version
 from webwise.session import Session
 from webwise.tasks import check_task
 
@@ -159,7 +159,7 @@ def entry_from(episode: dict[str, Any]) -> dict[str, Any]:
                        "shown": episode.get("examples_shown", []), "seed": episode["seed"], "trial": won,
                        "reward": episode.get("raw_reward", episode["reward"]), "seconds": episode["seconds"],
                        "harvested_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-                       "code": episode["code"]},
+                       "code": code_of(episode)},
     }
 
 
@@ -303,13 +303,17 @@ class Harvest(Pool):
         if self.error is not None:
             raise self.error
         self.reports = summarize(read_results(journal), set(keys), config.tasks, self.store_dir)
+        return self._finish(interrupted)
+
+    def _finish(self, interrupted: bool) -> int:
+        """The exit status once :attr:`reports` is summed up, with a line saying why when it is not 0."""
         faults = sum(r.faults for r in self.reports)
         if interrupted:
-            print(f"harvest: interrupted; what was kept is in {self.store_dir}, the same command runs the rest",
+            print(f"{self.label}: interrupted; what was kept is in {self.store_dir}, the same command runs the rest",
                   file=self.stream)
             return 130
         if self.halted or faults:
-            print(f"harvest: {self.halted or f'{faults} episodes ended on an infrastructure failure'}; "
+            print(f"{self.label}: {self.halted or f'{faults} episodes ended on an infrastructure failure'}; "
                   "the same command runs them again", file=self.stream)
             return EXIT_FAULTS
         return 0
@@ -326,13 +330,17 @@ class Harvest(Pool):
         record.update(outcome=outcome, verdict=verdict, seconds=round(time.monotonic() - started, 3))
         return record
 
-    def _learn(self, session: Session, episode: dict[str, Any], record: dict[str, Any]) -> tuple[str, str]:
+    def _learn(self, session: Session, episode: dict[str, Any], record: dict[str, Any],
+               **provenance: str) -> tuple[str, str]:
         """What the episode's record teaches, into the journal ``record``: (outcome, the progress
-        line's verdict), its candidate checked and stored when it was solved."""
+        line's verdict), its candidate checked and stored when it was solved, with ``provenance``
+        added to the example's."""
         record.update(success=episode["success"], error=episode.get("error"), infra_error=episode.get("infra_error"))
-        if episode["success"]:
-            return self._candidate(session, episode["task"], entry_from(episode), record)
-        return "not solved", _unsolved(episode, record)
+        if not episode["success"]:
+            return "not solved", _unsolved(episode, record)
+        entry = entry_from(episode)
+        entry["provenance"].update(provenance)
+        return self._candidate(session, episode["task"], entry, record)
 
     def _candidate(self, session: Session, task: str, entry: dict[str, Any],
                    record: dict[str, Any]) -> tuple[str, str]:
@@ -351,7 +359,8 @@ class Harvest(Pool):
             return "duplicate", "solved; duplicate"
         seeds = distinct_seeds(lambda seed: session.env.reset(task, seed), entry["instruction"],
                                self.config.check_seeds)
-        entry, result, notes = self._furthest(session, task, entry, seeds)
+        settings = replace(self.settings, guards=record["guards"])  # the harness the programs were written for
+        entry, result, notes = self._furthest(session, task, entry, seeds, settings)
         record["check_seeds"] = result.passed
         if result.refusal is not None:
             record["refusal"] = result.refusal
@@ -366,20 +375,20 @@ class Harvest(Pool):
             outcome = "kept"  # generalised and stored before an interruption, so the twin check above missed it
         return outcome, f"solved; {outcome}" + (f" ({'; '.join(notes)})" if notes else "")
 
-    def _furthest(self, session: Session, task: str, entry: dict[str, Any],
-                   seeds: Sequence[int]) -> tuple[dict[str, Any], Check, list[str]]:
+    def _furthest(self, session: Session, task: str, entry: dict[str, Any], seeds: Sequence[int],
+                  settings: Settings) -> tuple[dict[str, Any], Check, list[str]]:
         """The version of ``entry`` that went furthest in the check, its check, and the notes of the
         :data:`REWRITES` that made it. Each rewrite works on the one before it whether or not that
         one went further: reading a literal from the task may not pass another seed until the
         panel search is added too."""
         notes: list[str] = []
-        best = current = (entry, check(session, task, entry, seeds, self.settings), notes)
+        best = current = (entry, check(session, task, entry, seeds, settings), notes)
         for rewrite, note in REWRITES:
             if best[1].refusal is None:
                 break
             rewritten = rewrite(current[0], current[1])
             if rewritten is not None:
-                current = (rewritten, check(session, task, rewritten, seeds, self.settings), [*current[2], note])
+                current = (rewritten, check(session, task, rewritten, seeds, settings), [*current[2], note])
                 if current[1].refusal is None or len(current[1].passed) > len(best[1].passed):
                     best = current
         return best
@@ -423,18 +432,25 @@ class Recheck(_WithoutModel):
         super().__init__(config, "recheck")
 
     def run(self) -> int:
-        """0 when every refused candidate was checked again; 130 after Ctrl-C or SIGTERM."""
+        """0 when every refused candidate was checked again; 1 when a check failed outside the
+        agent; 130 after Ctrl-C or SIGTERM."""
         self.config.jobs()  # the same checks of the tasks and settings as a harvest's
         journal = self.store_dir / JOURNAL
-        latest = {record_key(r): r for r in read_results(journal, repair=True) if r["task"] in self.config.tasks}
+        latest = {(record_key(r), r.get("imported_from")): r for r in read_results(journal, repair=True)
+                  if r["task"] in self.config.tasks}  # two bench files may hold one episode: both count
         refused = [r for r in latest.values() if r.get("outcome") == "refused"]
         todo = [r for r in refused if "candidate" in r]
         print(f"recheck: {len(todo)} refused candidates to check again in {journal}"
               + (f"; {len(refused) - len(todo)} refused before candidates were recorded" if len(todo) < len(refused)
                  else ""), file=self.stream)
         interrupted = self._replay(todo, journal)
-        self.reports = summarize(read_results(journal), set(latest), self.config.tasks, self.store_dir)
-        return 130 if interrupted else 0
+        self.reports = summarize(read_results(journal), {key for key, _ in latest}, self.config.tasks, self.store_dir)
+        return self._finish(interrupted)
+
+    def fault_record(self, job: Job, exc: Exception, llm: ChatModel) -> dict[str, Any]:
+        """The refused record again, candidate and all, marked with the failure: the next recheck
+        takes it up once more."""
+        return {**self.queued[id(job)], "error": str(exc), "infra_error": str(exc), "verdict": f"not checked: {exc}"}
 
     def perform(self, session: Session, job: Job) -> dict[str, Any]:
         """The episode's record again, with what the check now makes of its candidate."""
@@ -442,7 +458,7 @@ class Recheck(_WithoutModel):
         before = self.queued[id(job)]
         record = {name: value for name, value in before.items()
                   if name not in ("candidate", "programs", "refusal", "generalised", "outcome", "verdict")}
-        record.update(rechecked_with=code_version(), refusal=None, check_seeds=[])
+        record.update(rechecked_with=code_version(), refusal=None, check_seeds=[], error=None, infra_error=None)
         outcome, verdict = self._candidate(session, job.task, before["candidate"], record)
         record.update(outcome=outcome, verdict=verdict, seconds=round(time.monotonic() - started, 3))
         return record
@@ -457,8 +473,9 @@ def results_file(path: Path) -> Path:
 
 
 #: What every bench episode record holds that an import reads (``trials`` and ``trace`` aside,
-#: which records written before them lack: such episodes are left out).
-RECORD_KEYS = ("task", "seed", "method", "examples", "llm", "code", "utterance", "success", "reward", "seconds")
+#: which records written before them lack: such episodes are left out; ``code`` too, which
+#: records written before it lack: :func:`webwise.provenance.code_of`).
+RECORD_KEYS = ("task", "seed", "method", "examples", "llm", "utterance", "success", "reward", "seconds")
 
 
 def episode_records(path: Path) -> list[dict[str, Any]]:
@@ -466,21 +483,31 @@ def episode_records(path: Path) -> list[dict[str, Any]]:
     the first record that is not one (a harvest's journal, say, given by mistake)."""
     records = read_results(path)
     for number, record in enumerate(records, 1):
-        missing = [key for key in RECORD_KEYS if not isinstance(record, dict) or key not in record]
+        missing = [key for key in RECORD_KEYS if key not in record]
         if missing:
             raise ConfigError(f"{path}: record {number} is not a bench episode's: it has no {missing[0]!r}")
     return records
 
 
 def learnable(records: list[dict[str, Any]], tasks: Sequence[str]) -> list[dict[str, Any]]:
-    """The episodes of ``tasks`` a harvest could have run: the last record of each, shown no
-    example but what a harvest may show (:data:`HARVEST_EXAMPLES`; a hand-written one teaches
-    people's programs), ended on the agent, not on an infrastructure failure, and recorded
-    with its attempts and programs (``trials``, ``trace``)."""
+    """The episodes of ``tasks`` that taught themselves, as a harvest's do: the last record of
+    each, shown no example of its own task (``none``, or ``auto-near`` borrowing another task's;
+    a hand-written or stored example of the task teaches what someone else wrote), ended on
+    the agent, not on an infrastructure failure, and recorded with its attempts and programs
+    (``trials``, ``trace``)."""
     latest = {record_key(record): record for record in records}
-    return [record for record in latest.values() if record["task"] in tasks
-            and record["examples"] in HARVEST_EXAMPLES and not record.get("infra_error")
-            and "trials" in record and "trace" in record]
+    return [record for record in latest.values() if record["task"] in tasks and _self_taught(record)
+            and not record.get("infra_error") and "trials" in record and "trace" in record]
+
+
+def _self_taught(record: dict[str, Any]) -> bool:
+    """Whether the episode was shown no example of its own task (an ``auto-near`` record from before
+    ``examples_shown`` was kept cannot say, and is taken as shown one)."""
+    if record["examples"] == "none":
+        return True
+    shown = record.get("examples_shown")
+    return (record["examples"] == "auto-near" and shown is not None
+            and all(example.get("task") != record["task"] for example in shown))
 
 
 class Import(_WithoutModel):
@@ -490,58 +517,80 @@ class Import(_WithoutModel):
     candidates, and its records hold each attempt's programs with the pages they saw: checking
     and storing those costs replays in the browser, where a harvest would spend the model's
     hours on new episodes. The journal gets a line per episode under the bench episode's
-    identity (``imported_from`` names the file), so importing the file again after the bench
-    went on checks only what is new. An example remembers the seed it was solved on, and an
-    ``auto`` episode on that seed of its task is not shown it (:func:`webwise.agent.load_examples`).
+    identity and the file's (``imported_from``, with ``imported_with``, the code that checked
+    it), so importing the file again after the bench went on looks only at what is new, and
+    another file holding the same episodes (a rerun on other code) is looked at in full. An
+    example remembers the seed it was solved on, and an ``auto`` episode on that seed of its
+    task is not shown it (:func:`webwise.agent.load_examples`).
     """
 
     def __init__(self, config: HarvestConfig, results: Path) -> None:
         super().__init__(config, "import")
-        self.source = results_file(results)
+        self.source = results_file(results).resolve()
 
     def run(self) -> int:
-        """0 when every episode of the file was learnt from; 130 after Ctrl-C or SIGTERM."""
+        """0 when every episode of the file was learnt from; 1 when a check failed outside the
+        agent; 130 after Ctrl-C or SIGTERM."""
         self.config.jobs()
         records = episode_records(self.source)
         episodes = learnable(records, self.config.tasks)
         left_out = sum(record["task"] in self.config.tasks for record in records) - len(episodes)
         self.store_dir.mkdir(parents=True, exist_ok=True)
         journal = self.store_dir / JOURNAL
-        done = {record_key(r) for r in read_results(journal, repair=True) if not r.get("infra_error")}
+        done = {record_key(r) for r in self._mine(read_results(journal, repair=True)) if not r.get("infra_error")}
         todo = [episode for episode in episodes if record_key(episode) not in done]
         print(f"import: {len(episodes)} episodes of {self.source} to learn from, {len(episodes) - len(todo)} "
               f"already in {journal}, {len(todo)} to look at"
-              + (f"; {left_out} left out (shown other examples, infrastructure failures, run again or recorded "
-                 "without their programs)"
-                 if left_out else ""), file=self.stream)
+              + (f"; {left_out} left out (shown examples of their own task, infrastructure failures, run "
+                 "again or recorded without their programs)" if left_out else ""), file=self.stream)
         interrupted = self._replay(todo, journal)
-        self.reports = summarize(read_results(journal), {record_key(e) for e in episodes}, self.config.tasks,
-                                 self.store_dir)
-        return 130 if interrupted else 0
+        self.reports = summarize(self._mine(read_results(journal)), {record_key(e) for e in episodes},
+                                 self.config.tasks, self.store_dir)
+        return self._finish(interrupted)
+
+    def _mine(self, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The journal records of this file's episodes."""
+        return [record for record in records if record.get("imported_from") == str(self.source)]
 
     def perform(self, session: Session, job: Job) -> dict[str, Any]:
         """The episode's journal record: its candidate checked and stored, as a harvest's would be."""
         started = time.monotonic()
         episode = self.queued[id(job)]
-        record = _journal_record(job, episode["llm"], int(episode.get("max_trials", 1)),
-                                 bool(episode.get("guards", True)), episode["code"])
-        record["imported_from"] = str(self.source)
+        record = self._record(job)
         if store.count(job.task, self.store_dir) >= store.MAX_PER_TASK:
             outcome, verdict = "skipped", f"not looked at: the task already has {store.MAX_PER_TASK} examples"
         else:
-            outcome, verdict = self._learn(session, episode, record)
+            outcome, verdict = self._learn(session, episode, record, imported_from=record["imported_from"],
+                                           imported_with=record["imported_with"])
         record.update(outcome=outcome, verdict=verdict, seconds=round(time.monotonic() - started, 3))
+        return record
+
+    def fault_record(self, job: Job, exc: Exception, llm: ChatModel) -> dict[str, Any]:
+        """The journal record of an episode whose check failed outside the agent twice, under the
+        episode's identity (not the replay model's): the next import looks at it again."""
+        record = self._record(job)
+        record.update(error=str(exc), infra_error=str(exc), outcome="fault", verdict=f"not checked: {exc}")
+        return record
+
+    def _record(self, job: Job) -> dict[str, Any]:
+        """The journal record of the episode ``job`` works on, before its outcome."""
+        episode = self.queued[id(job)]
+        record = _journal_record(job, episode["llm"], int(episode.get("max_trials", 1)),
+                                 bool(episode.get("guards", True)), code_of(episode))
+        record.update(imported_from=str(self.source), imported_with=code_version())
         return record
 
 
 def _from_this_episode(stored: dict[str, Any] | None, entry: dict[str, Any]) -> bool:
     """Whether ``stored``, the store's twin of ``entry`` if any, came from this very episode (same
-    model, method, examples and seed): stored by it before an interruption, not by another episode."""
+    model, method, examples and seed, and the same bench file when imported): stored by it before
+    an interruption, not by another episode."""
     if stored is None:
         return False
     before, now = stored["provenance"], entry["provenance"]
     return (all(before.get(name) == now[name] for name in ("llm", "method", "seed"))
-            and before.get("examples", "none") == now["examples"])
+            and before.get("examples", "none") == now["examples"]
+            and before.get("imported_from") == now.get("imported_from"))
 
 
 def summarize(records: list[dict[str, Any]], keys: set[Key], tasks: Sequence[str],
