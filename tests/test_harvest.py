@@ -558,6 +558,19 @@ def test_importing_a_bench_run_again_looks_only_at_its_new_episodes(tmp_path: Pa
     assert [line["seed"] for line in journal(store_dir)] == [0, 1, 2]
 
 
+def test_an_import_killed_between_the_store_and_the_journal_counts_its_example_as_kept(tmp_path: Path) -> None:
+    """What kill -9 leaves between storing an example and journaling its episode: the rerun looks
+    at the episode again and finds its own example, neither a duplicate nor a second copy."""
+    store_dir = tmp_path / "store"
+    out = bench_run(tmp_path, {"click-button": [GENERAL]}, seeds=1)
+    import_results(out, store_dir=store_dir, progress=QUIET)
+    (store_dir / JOURNAL).write_text("")
+    progress = io.StringIO()
+    [report] = import_results(out, store_dir=store_dir, progress=progress)
+    assert "1 to look at" in progress.getvalue() and "kept (stored before an interruption)" in progress.getvalue()
+    assert (report.kept, report.duplicates, report.stored) == (1, 0, 1)
+
+
 def test_episodes_shown_hand_written_examples_are_not_learnt_from(tmp_path: Path) -> None:
     out = bench_run(tmp_path, {"click-button": [GENERAL]}, examples="manual")
     progress = io.StringIO()
