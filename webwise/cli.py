@@ -237,13 +237,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _harvest(args: argparse.Namespace) -> int:
-    from webwise.harvest import Harvest, HarvestConfig, Import, Recheck, tasks_in
+    from webwise.harvest import Harvest, HarvestConfig, Import, Recheck
 
     if args.from_results is not None and args.recheck:
         raise ConfigError("--from-results and --recheck are two different runs: give one of them")
     if args.tasks is None and args.from_results is None:
         raise ConfigError("harvest needs --tasks (or --from-results, which takes the file's tasks)")
-    tasks = parse_task_list(args.tasks) if args.tasks is not None else tasks_in(args.from_results)
+    tasks = parse_task_list(args.tasks) if args.tasks is not None else []  # an import's default: the file's
     config = HarvestConfig(tasks=tasks, seeds=_seeds(args), llm=args.llm, store_dir=args.store,
                            method=args.method, examples=args.examples, trials=args.trials,
                            check_seeds=args.check_seeds, max_steps=args.max_steps, guards=args.guards,

@@ -472,10 +472,11 @@ def results_file(path: Path) -> Path:
     return found
 
 
-#: What every bench episode record holds that an import reads (``trials`` and ``trace`` aside,
-#: which records written before them lack: such episodes are left out; ``code`` too, which
-#: records written before it lack: :func:`webwise.provenance.code_of`).
-RECORD_KEYS = ("task", "seed", "method", "examples", "llm", "utterance", "success", "reward", "seconds")
+#: What every bench episode record holds that an import reads beyond its identity, which
+#: :func:`webwise.bench.read_results` checks (``trials`` and ``trace`` aside, which records
+#: written before them lack: such episodes are left out; ``code`` too, which records written
+#: before it lack: :func:`webwise.provenance.code_of`).
+RECORD_KEYS = ("utterance", "success", "reward", "seconds")
 
 
 def episode_records(path: Path) -> list[dict[str, Any]]:
@@ -525,14 +526,18 @@ class Import(_WithoutModel):
     """
 
     def __init__(self, config: HarvestConfig, results: Path) -> None:
-        super().__init__(config, "import")
+        """``config.tasks`` empty: every task the file holds, in the order they first appear."""
         self.source = results_file(results).resolve()
+        self.records = episode_records(self.source)
+        if not config.tasks:
+            config = replace(config, tasks=list(dict.fromkeys(record["task"] for record in self.records)))
+        super().__init__(config, "import")
 
     def run(self) -> int:
         """0 when every episode of the file was learnt from; 1 when a check failed outside the
         agent; 130 after Ctrl-C or SIGTERM."""
         self.config.jobs()
-        records = episode_records(self.source)
+        records = self.records
         episodes = learnable(records, self.config.tasks)
         left_out = sum(record["task"] in self.config.tasks for record in records) - len(episodes)
         self.store_dir.mkdir(parents=True, exist_ok=True)
@@ -660,14 +665,8 @@ def import_results(results: Path, tasks: Sequence[str] | None = None, *, check_s
     model: each solved one's candidate checked and stored as a harvest's (see :class:`Import`); the
     summary per task of ``tasks``, by default every task the file holds. Raises
     :class:`Interrupted` after Ctrl-C."""
-    chosen = list(tasks) if tasks is not None else tasks_in(results)
-    run = Import(HarvestConfig(tasks=chosen, seeds=(), store_dir=store_dir, check_seeds=check_seeds, guards=guards,
-                               workers=workers, progress=progress), results)
+    run = Import(HarvestConfig(tasks=list(tasks or ()), seeds=(), store_dir=store_dir, check_seeds=check_seeds,
+                               guards=guards, workers=workers, progress=progress), results)
     if run.run() == 130:
         raise Interrupted("import interrupted; running it again looks at the rest")
     return run.reports
-
-
-def tasks_in(results: Path) -> list[str]:
-    """The tasks a bench's results hold, in the order they first appear."""
-    return list(dict.fromkeys(record["task"] for record in episode_records(results_file(results))))
