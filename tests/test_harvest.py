@@ -680,6 +680,29 @@ def test_a_check_failing_outside_the_agent_is_journaled_under_the_episode_and_lo
     assert "1 to look at" in capsys.readouterr().err and store.count("click-button", store_dir) == 1
 
 
+def test_a_harvest_s_check_failing_outside_the_agent_is_a_journal_line_with_outcome_fault_run_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import webwise.harvest
+    from webwise.errors import WebwiseError
+
+    llm = replay(tmp_path, {"click-button": [GENERAL]})
+    store_dir = tmp_path / "store"
+
+    def browser_gone(*args: object, **kwargs: object) -> None:
+        raise WebwiseError("the browser went away")
+
+    with monkeypatch.context() as broken:
+        broken.setattr(webwise.harvest, "check", browser_gone)
+        [report] = harvest(["click-button"], seeds=1, llm=llm, store_dir=store_dir, progress=QUIET)
+    assert report.faults == 1
+    [fault] = journal(store_dir)
+    assert (fault["task"], fault["seed"], fault["outcome"]) == ("click-button", HARVEST_SEED_START, "fault")
+    assert fault["infra_error"] == "the browser went away" and "trace" not in fault
+    assert main(["harvest", "--tasks", "click-button", "--seeds", "1", "--llm", llm,
+                 "--store", str(store_dir)]) == 0
+    assert "1 to run" in capsys.readouterr().err and store.count("click-button", store_dir) == 1
+
+
 def test_a_recheck_failing_outside_the_agent_keeps_the_candidate_for_the_next_one(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import webwise.harvest

@@ -85,3 +85,9 @@ def test_a_plain_install_solves_with_the_hand_written_example_from_any_folder(
                               f"replay:{replies}"], cwd=elsewhere, capture_output=True, text=True, timeout=120, env=env)
     assert harvest.returncode == 2
     assert harvest.stderr.startswith("webwise: error: harvest needs --store DIR here") and harvest.stderr.count("\n") == 1
+
+    remove = subprocess.run([str(venv / "bin" / "webwise"), "store", "remove", "click-button", "1"],
+                            cwd=elsewhere, capture_output=True, text=True, timeout=120, env=env)
+    assert remove.returncode == 2
+    assert remove.stderr.startswith("webwise: error: store remove needs --store DIR here")
+    assert remove.stderr.count("\n") == 1

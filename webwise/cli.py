@@ -85,8 +85,8 @@ def add_guards(parser: argparse.ArgumentParser) -> None:
 def add_browsers(parser: argparse.ArgumentParser) -> None:
     """Where a many-episode command's browsers run: ``bench`` and ``harvest`` share these."""
     parser.add_argument("--workers", type=positive_int, default=1,
-                        help="parallel browsers (default 1); with local they share one model, a slot each, "
-                             "their calls decoded together")
+                        help="parallel browsers (default 1); with local they share one model, which "
+                             "answers their calls in turn")
     parser.add_argument("--remote", default=None, metavar="URL", help="run the browsers on the Selenium Grid at URL")
     parser.add_argument("--page-host", default="127.0.0.1",
                         help="address to serve task pages on; must be reachable from the Grid's nodes "
@@ -283,7 +283,7 @@ def _store(args: argparse.Namespace) -> int:
         picked = store.pick(args.task, args.number, args.store)
         print(shown("\n\n".join(render_example(as_shown(e, args.task), "webwise") for e in picked)))
     else:
-        removed = store.remove(args.task, args.number, store.writable(args.store))
+        removed = store.remove(args.task, args.number, store.writable(args.store, "store remove"))
         print(shown(f"removed {args.task} example {args.number}: {removed.get('instruction', '')}"))
     return 0
 

@@ -272,7 +272,7 @@ class Harvest(Pool):
     """One harvest into a store: episodes over the workers, candidates checked and stored."""
 
     def __init__(self, config: HarvestConfig) -> None:
-        self.store_dir = store.writable(config.store_dir)
+        self.store_dir = store.writable(config.store_dir, "harvest")
         settings = Settings(max_steps=config.max_steps, trials=config.trials, guards=config.guards,
                             store_dir=self.store_dir)
         super().__init__(config.llm, settings, workers=config.workers, remote_url=config.remote_url,
@@ -321,13 +321,25 @@ class Harvest(Pool):
     def perform(self, session: Session, job: Job) -> dict[str, Any]:
         """Run the episode unless the task is full, then check and store its candidate: the journal record."""
         started = time.monotonic()
-        record = _journal_record(job, session.llm.name, self.settings.trials, self.settings.guards, code_version())
+        record = self._record(job, session.llm.name)
         if store.count(job.task, self.store_dir) >= store.MAX_PER_TASK:
             outcome, verdict = "skipped", f"not run: the task already has {store.MAX_PER_TASK} examples"
         else:
             episode = session.run(job.task, job.seed, job.method, job.examples).to_dict()
             outcome, verdict = self._learn(session, episode, record)
         record.update(outcome=outcome, verdict=verdict, seconds=round(time.monotonic() - started, 3))
+        return record
+
+    def _record(self, job: Job, llm: str) -> dict[str, Any]:
+        """The journal record of ``job``, run with the model named ``llm``, before its outcome."""
+        return _journal_record(job, llm, self.settings.trials, self.settings.guards, code_version())
+
+    def fault_record(self, job: Job, exc: Exception, llm: ChatModel) -> dict[str, Any]:
+        """The journal record of a job that failed outside the agent twice, in the episode or in
+        its check: a journal line like any other, with outcome ``fault``; the next run takes it up
+        again."""
+        record = self._record(job, llm.name)
+        record.update(error=str(exc), infra_error=str(exc), outcome="fault", verdict=f"failed outside the agent: {exc}")
         return record
 
     def _learn(self, session: Session, episode: dict[str, Any], record: dict[str, Any],
@@ -561,7 +573,7 @@ class Import(_WithoutModel):
         """The episode's journal record: its candidate checked and stored, as a harvest's would be."""
         started = time.monotonic()
         episode = self.queued[id(job)]
-        record = self._record(job)
+        record = self._record(job, session.llm.name)
         if store.count(job.task, self.store_dir) >= store.MAX_PER_TASK:
             outcome, verdict = "skipped", f"not looked at: the task already has {store.MAX_PER_TASK} examples"
         else:
@@ -570,15 +582,9 @@ class Import(_WithoutModel):
         record.update(outcome=outcome, verdict=verdict, seconds=round(time.monotonic() - started, 3))
         return record
 
-    def fault_record(self, job: Job, exc: Exception, llm: ChatModel) -> dict[str, Any]:
-        """The journal record of an episode whose check failed outside the agent twice, under the
-        episode's identity (not the replay model's): the next import looks at it again."""
-        record = self._record(job)
-        record.update(error=str(exc), infra_error=str(exc), outcome="fault", verdict=f"not checked: {exc}")
-        return record
-
-    def _record(self, job: Job) -> dict[str, Any]:
-        """The journal record of the episode ``job`` works on, before its outcome."""
+    def _record(self, job: Job, llm: str) -> dict[str, Any]:
+        """The journal record of the episode ``job`` works on, before its outcome, under the
+        episode's own identity, not the replay model's (``llm``) nor today's settings."""
         episode = self.queued[id(job)]
         record = _journal_record(job, episode["llm"], int(episode.get("max_trials", 1)),
                                  bool(episode.get("guards", True)), code_of(episode))

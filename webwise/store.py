@@ -134,16 +134,16 @@ def pick(task: str, number: int | None, directory: Path | None = None) -> list[E
     return [found[number - 1]]
 
 
-def writable(directory: Path | None) -> Path:
-    """Where a harvest writes: ``directory``, else the checkout's store.
+def writable(directory: Path | None, command: str) -> Path:
+    """Where ``command`` (``harvest``, ``store remove``) writes: ``directory``, else the checkout's store.
 
-    An installed copy's store is package data, replaced by the next install; harvesting
-    into it would lose the examples, so there the store must be named.
+    An installed copy's store is package data, replaced by the next install; writing into it
+    would lose the change, so there the store must be named.
     """
     if directory is not None:
         return directory
     if CHECKOUT is None:
-        raise ConfigError("harvest needs --store DIR here: webwise runs from an installed copy, whose "
+        raise ConfigError(f"{command} needs --store DIR here: webwise runs from an installed copy, whose "
                           "incontext/auto is read-only package data")
     return DEFAULT_STORE
 
