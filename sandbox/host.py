@@ -258,10 +258,13 @@ class Sandbox:
             return {"end": True}
         if not all(_valid_name(k) and "." not in k for k in answer.rebind):
             raise ValueError("rebind keys must be public identifiers")
-        protocol.check_plain(answer.value)
-        protocol.check_plain(answer.rebind)
         error = None if answer.error is None else one_line(str(answer.error))
-        return {"value": answer.value, "rebind": answer.rebind, "error": error}
+        reply = {"value": answer.value, "rebind": answer.rebind, "error": error}
+        try:  # the frame as sent, so that its depth is checked as the send will check it
+            protocol.check_plain(reply)
+        except protocol.NotPlainData as exc:  # a value the program shaped (its data echoed): its error
+            return {"value": None, "rebind": {}, "error": f"the action's result cannot go back to the program ({exc})"}
+        return reply
 
     def _drain(self, channel: socket.socket, state: _Run) -> None:
         """The child has exited: pick up its result if it is still in the socket buffer."""

@@ -137,9 +137,10 @@ def describe(exc: BaseException, limits: Limits) -> str:
         return f"MemoryError: program exceeded {limits.memory_mb} MiB of memory"
     if isinstance(exc, RecursionError):
         return "RecursionError: maximum recursion depth exceeded"
-    try:
+    try:  # the message only from plain arguments: str() of a program's object runs its methods
+        protocol.check_plain(exc.args)
         text = str(exc)
-    except Exception:  # a program-defined __str__ that fails
+    except BaseException:  # arguments of the program's making, or a class that lies about them
         text = ""
     name = type(exc).__name__
     return policy.one_line(f"{name}: {text}" if text else name)

@@ -64,6 +64,19 @@ def test_no_match_names_closest_candidates() -> None:
     assert "\n" not in message
 
 
+@pytest.mark.timeout(5)
+def test_a_long_text_that_names_nothing_is_answered_at_once() -> None:
+    """The closest candidates are scored by text likeness, whose cost is the product of the two
+    texts' lengths: a program's long text on a page of hundreds of long elements once kept the
+    host busy for seconds a call (these took over ten)."""
+    page = flatten({"ref": 1, "tag": "BODY", "children": [
+        {"ref": 2 + i, "tag": "P", "text": f"paragraph {i} " + "lorem ipsum " * 20, "children": []}
+        for i in range(300)]})
+    with pytest.raises(NoMatch) as info:
+        find_target(page, "button", "lorem ipsum dolor " * 500)
+    assert "closest: p 'paragraph" in str(info.value)
+
+
 @pytest.mark.parametrize(
     ("tag", "text", "ref", "written"),
     [

@@ -17,6 +17,7 @@ import pytest
 
 import api_stubs
 import webwise
+from sandbox import Limits
 from webwise.actions import Executor
 from webwise.agent import ActionHandler, Settings
 from webwise.dom import filtered_summary
@@ -247,6 +248,11 @@ PIPE = "TypeError: {}() arguments must be plain data (non-finite float)"
     ("drag('button', 'ONE', 'button', None)", "ActionError: drag() expects to_text as a string, not NoneType"),
     ("hover('button', 'Nothing like it')", "ActionError: no 'button' element with text 'Nothing like it'"),
     ("select_text('  ')", "ActionError: select_text() needs a text to select"),
+    # WebDriver reads U+E000-U+F8FF as keys of its own (U+E035 is F5): not a way past the key list.
+    ("enter_text('a\\ue035')", "ActionError: enter_text(): text holds a character U+E000-U+F8FF"),
+    ("press_key('Control+\\ue035')", "ActionError: press_key(): key holds a character U+E000-U+F8FF"),
+    # The paper's spellings return their arguments as data: only bounded text, never the program's own.
+    ("click_action1([[['deep']]], 'x', observation)", "ActionError: click() expects each argument as a string, not list"),
 ])
 def test_bad_arguments_are_refused_in_one_line(session: webwise.Session, call: str, error: str) -> None:
     step = only_step(run(session, "button-delay", 0, call))
@@ -270,6 +276,15 @@ def test_the_host_refuses_non_finite_numbers_itself(session: webwise.Session, na
     executor.start()
     reply = ActionHandler(executor)(name, args, {})
     assert reply.error == error and not executor.env.script("return WOB_DONE_GLOBAL;")
+
+
+def test_a_pause_ends_with_the_program_s_time() -> None:
+    """The sandbox kills a program at its wall-clock limit but cannot cut short a pause the
+    host makes for it: wait() sleeps only until then."""
+    settings = Settings(max_steps=1, limits=Limits(wall_seconds=1.0))
+    with webwise.Session(ReplayModel({"button-delay": ["```python\nwait(4)\n```"]}, "replay:pause"), settings) as own:
+        step = only_step(json.loads(json.dumps(own.run("button-delay", 0, "webwise", "none").to_dict())))
+    assert step["actions"][0]["ms"] < 2000 and step["run_seconds"] < 3, step
 
 
 def test_a_contract_v1_program_runs_as_before(session: webwise.Session) -> None:

@@ -144,6 +144,34 @@ def test_handler_error_is_one_line_and_catchable(box: Sandbox):
     assert caught.ok and caught.output == "caught\n"
 
 
+def test_a_reply_too_deep_to_send_back_is_the_program_s_error_not_the_host_s(box: Sandbox):
+    """A handler that echoes a program's data nests it one level deeper than the program sent it."""
+    def echo(name: str, args: list, kwargs: dict) -> ActionReply:
+        return ActionReply(value={"echo": args})
+
+    deep = "deep = 'x'\nfor _ in range(30):\n    deep = [deep]\n"
+    result = run(box, deep + "click(deep, 'x')", echo)
+    assert not result.ok and "the action's result cannot go back to the program" in result.error
+    assert run(box, "print('still serving')").output == "still serving\n"
+
+
+def test_an_exception_s_message_runs_none_of_the_program_s_code(box: Sandbox):
+    """Its message is built after the program ended; str() of a program's object in its arguments
+    would run the program's methods then (a Counter's repr calls its most_common)."""
+    recorder = Recorder()
+    code = ("import collections\n"
+            "class Out(BaseException):\n    pass\n"
+            "class Counts(collections.Counter):\n"
+            "    def most_common(self, n=None):\n"
+            "        click('button', 'after the end')\n"
+            "        raise Out()\n"
+            "print('kept')\n"
+            "raise ValueError(Counts('a'))\n")
+    result = run(box, code, recorder)
+    assert (result.error, result.output) == ("ValueError", "kept\n")
+    assert recorder.calls == []
+
+
 ONLY_MODULES = "the modules are re, math, json, datetime, string, itertools, collections"
 
 

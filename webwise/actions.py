@@ -266,6 +266,10 @@ class Executor:
     #: focused nothing before go to their field (:meth:`caption_fixes`). False runs
     #: programs literally, as program API v1 reads.
     guards: bool = True
+    #: When the program now running must be over (``time.monotonic()``). The sandbox kills it
+    #: then, but cannot stop a pause the host makes for it (``wait``, ``hover``'s rest), which
+    #: would keep the host busy past the program's wall-clock limit.
+    deadline: float = math.inf
 
     def start(self) -> list[dom.Element]:
         """Begin an episode: forget flags, remember initial values, observe."""
@@ -316,11 +320,11 @@ class Executor:
         return self._perform("click", [tag, text], lambda: self._click(tag, text))
 
     def enter_text(self, text: str) -> list[dom.Element]:
-        text = _text_arg("enter_text", "text", text)
+        text = _keys_arg("enter_text", "text", text)
         return self._perform("enter_text", [text], lambda: self._type(text))
 
     def press_key(self, key: str) -> list[dom.Element]:
-        key = _text_arg("press_key", "key", key)
+        key = _keys_arg("press_key", "key", key)
         return self._perform("press_key", [key], lambda: self._press(key))
 
     def scroll(self, text: str) -> list[dom.Element]:
@@ -360,14 +364,16 @@ class Executor:
         delay = _number_arg("wait()", "seconds", seconds)
         if not 0 < delay <= MAX_WAIT:
             raise ActionError(f"wait() takes seconds above 0 and at most {MAX_WAIT:g}, not {delay:g}")
-        return self._perform("wait", [seconds], lambda: time.sleep(delay))
+        return self._perform("wait", [seconds], lambda: self._pause(delay))
 
     # -- the paper's spellings ----------------------------------------------------
 
     @staticmethod
     def make_action(kind: str, *args: Any) -> dict[str, Any]:
-        """``click_action1`` and friends: an action as data, performed by ``env.step``."""
-        return {"action": kind, "args": list(args)}
+        """``click_action1`` and friends: an action as data, performed by ``env.step``. The
+        arguments are checked as the action's own, so what goes back to the program is bounded
+        text, never the program's own data echoed (a list nested to the pipe's depth limit)."""
+        return {"action": kind, "args": [_text_arg(kind, "each argument", arg) for arg in args]}
 
     def step(self, action: Any) -> tuple[list[dom.Element], float, bool, bool, dict[str, Any]]:
         """``env.step(action)``: perform an action made by ``click_action1`` and friends."""
@@ -427,13 +433,17 @@ class Executor:
             _check_inside(action, point, viewport)
         self.env.pointer(_whole(points), press=True)
 
+    def _pause(self, seconds: float) -> None:
+        """Sleep ``seconds``, or until :attr:`deadline` when that comes first."""
+        time.sleep(max(0.0, min(seconds, self.deadline - time.monotonic())))
+
     def _hover(self, tag: str, text: str) -> str:
         target = self._find(self.env.observe()[0], tag, text)
         self.records[-1].target_text = target["text"] or target["deep_text"]
         centre = dom.centre(target)
         _check_inside("hover", centre, self.env.viewport(), target)
         self.env.pointer(_whole([centre]), press=False)
-        time.sleep(HOVER_DWELL)
+        self._pause(HOVER_DWELL)
         return f"{target['tag']} {target['deep_text'][:40]!r}".strip()
 
     def _drag(self, action: str, tag: str, text: str, to: tuple[str, str] | tuple[float, float]) -> str:
@@ -708,6 +718,10 @@ def _captioned_call(elements: list[dom.Element], tag: str,
     return None if captioned is None or call is None else (caption, captioned, call)
 
 
+#: The private-use characters WebDriver's keystrokes read as special keys (``Keys.F5`` is U+E035).
+_KEY_CODES = ("\ue000", "\uf8ff")
+
+
 def _text_arg(action: str, name: str, value: Any) -> str:
     """Actions take text; numbers are accepted as their text, anything else is refused."""
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
@@ -715,6 +729,16 @@ def _text_arg(action: str, name: str, value: Any) -> str:
     text = str(value)
     if len(text) > _MAX_TEXT:
         raise ActionError(f"{action}(): {name} is longer than {_MAX_TEXT} characters")
+    return text
+
+
+def _keys_arg(action: str, name: str, value: Any) -> str:
+    """Text that goes to the page as keystrokes. WebDriver reads the characters U+E000-U+F8FF
+    as keys of its own (F5, browser back, ...), a way around the list of keys press_key names."""
+    text = _text_arg(action, name, value)
+    if any(_KEY_CODES[0] <= char <= _KEY_CODES[1] for char in text):
+        raise ActionError(f"{action}(): {name} holds a character U+E000-U+F8FF, which WebDriver sends as a "
+                          "key of its own; use press_key with a key's name")
     return text
 
 

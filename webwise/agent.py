@@ -360,6 +360,7 @@ class Agent:
         """Run the step's program in the sandbox; returns the page observed afterwards."""
         if step.program is not None:
             handler = ActionHandler(executor)
+            executor.deadline = time.monotonic() + self.sandbox.limits.wall_seconds
             result: RunResult = self.sandbox.run(
                 step.program, data={"task": utterance, "observation": step.observation},
                 functions=api_stubs.ACTION_NAMES, handler=handler)

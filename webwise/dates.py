@@ -14,7 +14,11 @@ _DATE_FORMATS = (
     "%Y-%m-%d", "%m/%d/%Y", "%m/%d/%y", "%m-%d-%Y", "%Y/%m/%d", "%d.%m.%Y",
     "%B %d, %Y", "%b %d, %Y", "%B %d %Y", "%b %d %Y", "%d %B %Y", "%d %b %Y",
 )
-_TIME = re.compile(r"^\s*(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?\s*([ap])?\.?\s*m?\.?\s*$", re.IGNORECASE)
+# Linear in the text's length: one run of spaces at most, before an am/pm that must follow it
+# (two optional runs in a row backtrack quadratically, and a program's text is hostile).
+_TIME = re.compile(r"(\d{1,2})(?::(\d{2}))?(?::(\d{2}))?(?:\s*([ap])\.?\s*m?\.?)?", re.IGNORECASE)
+#: The longest text read as a time ("12:30:45 p.m." and spaces): a longer one is not a time.
+_TIME_CHARS = 32
 
 
 def parse_date(text: str) -> dt.date | None:
@@ -28,7 +32,8 @@ def parse_date(text: str) -> dt.date | None:
 
 
 def parse_time(text: str) -> dt.time | None:
-    match = _TIME.match(text)
+    text = text.strip()
+    match = _TIME.fullmatch(text) if len(text) <= _TIME_CHARS else None
     if not match:
         return None
     hour, minute, second = int(match[1]), int(match[2] or 0), int(match[3] or 0)

@@ -279,10 +279,17 @@ def _is_descendant(element: Element, ancestor: Element, parents: dict[int, int |
     return False
 
 
+_COMPARED = 80
+
+
 def closest(elements: Sequence[Element], tag: str, text: str, limit: int = 3) -> str:
-    """The few elements most like ``(tag, text)``, rendered as ``tag 'text'``."""
+    """The few elements most like ``(tag, text)``, rendered as ``tag 'text'``. Both sides are
+    cut to :data:`_COMPARED` characters: the comparison's cost grows with their product, and a
+    program may name a text of thousands on a page of hundreds of elements."""
+    needle = text.lower()[:_COMPARED]
+
     def score(element: Element) -> float:
-        ratio = difflib.SequenceMatcher(None, text.lower(), element["deep_text"].lower()[:80]).ratio()
+        ratio = difflib.SequenceMatcher(None, needle, element["deep_text"].lower()[:_COMPARED]).ratio()
         return ratio + (0.5 if tag_matches(element, tag) else 0.0)
 
     labelled = [e for e in elements if e["deep_text"] or e["id"]]
