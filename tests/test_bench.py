@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import importlib.util
 import io
 import json
@@ -17,11 +18,12 @@ from types import ModuleType
 import pytest
 
 from webwise import charts, tables
-from webwise.bench import Bench, BenchConfig, Job, Progress, ResultsFile, Worker, read_results, record_key
+from webwise.bench import (Bench, BenchConfig, Job, Progress, ResultsFile, Worker, read_results, record_key,
+                           rewrite_results)
 from webwise.cli import main
 from webwise.dom import render
 from webwise.environment import BrowserDied
-from webwise.episode import Episode
+from webwise.episode import Episode, Step
 from webwise.llm.cache import CachedModel
 from webwise.llm.replay import ReplayModel
 from webwise.provenance import code_version, git_commit
@@ -493,3 +495,36 @@ def test_page_parts_counts_a_cell_that_only_holds_its_link_as_a_wrapper() -> Non
     whole, wrappers, classes = page_parts.parts(page)
     assert wrappers == len("[1] td .ui-datepicker-week-end\n") and classes == len(" .ui-state-default")
     assert whole == len(render(page))
+
+
+def test_links_planted_in_a_handed_over_folder_are_neither_written_through_nor_shown(
+        replay: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A bench's folder is handed around. Links planted under the names the bench writes
+    (a temporary file's, the lock's) or among its screenshots must not make a report or a bench
+    write another file of the user's, or put one into the report people share."""
+    out, victim, secret = tmp_path / "out", tmp_path / "victim", tmp_path / "secret"
+    (out / "screenshots").mkdir(parents=True)
+    victim.write_text("keep\n")
+    secret.write_bytes(b"\x89PNG\r\n\x1a\n the secret")
+    episode = Episode("click-button", 0, "webwise", "none", "m")
+    episode.trace.append(Step(index=0, trial=0, prompt=[], program="click('button', 'x')", screenshot="x.png"))
+    (out / "results.jsonl").write_text(json.dumps(episode.to_dict()) + "\n")
+    (out / "screenshots" / "x.png").symlink_to(secret)
+    for name in ("tables.md.partial", "tables.csv.partial", "report.html.partial", ".bench.lock"):
+        (out / name).symlink_to(victim)
+
+    assert main(["report", str(out)]) == 0
+    assert base64.b64encode(secret.read_bytes()).decode() not in (out / "report.html").read_text()
+    with pytest.raises(SystemExit) as info:
+        raise SystemExit(main([*bench_args(replay, out), "--resume"]))
+    assert info.value.code == 2 and "cannot lock" in capsys.readouterr().err
+    assert victim.read_text() == "keep\n"
+
+
+def test_a_results_file_rewritten_keeps_a_program_s_lone_surrogate(tmp_path: Path) -> None:
+    """A resume over faults rewrites the file: what the bench appended must be written again."""
+    path = tmp_path / "results.jsonl"
+    episode = Episode("click-button", 0, "webwise", "none", "m")
+    episode.trace.append(Step(index=0, trial=0, prompt=[], program="print('\ud800')", output="\ud800\n"))
+    rewrite_results(path, [episode.to_dict()])
+    assert read_results(path)[0]["trace"][0]["output"] == "\ud800\n"

@@ -342,3 +342,11 @@ def test_only_the_outermost_loop_over_the_task_s_items_is_guarded() -> None:
 def test_a_loop_is_left_as_it_is_unless_it_took_an_item_of_the_task_the_page_did_not_show(
         program: str, refusal: str) -> None:
     assert skip_unseen_items(program, refusal) is None
+
+
+@pytest.mark.timeout(10)
+def test_a_long_instruction_is_read_at_once() -> None:
+    """An instruction read from a results file may be long. The word before a value is looked
+    for near it: searched for over the whole, a 40,000-character word took quadratic time."""
+    instruction = "a" * 40_000 + ' then click "OK" please'
+    assert re.search(pattern("OK", instruction), 'then click "Cancel" please').group(1) == "Cancel"

@@ -34,10 +34,11 @@ from webwise.agent import VIEWS, ActionHandler, Agent, Settings
 from webwise.bench import ResultsFile, read_results
 from webwise.cli import summary
 from webwise.environment import BrowserDied
-from webwise.episode import Episode
-from webwise.extraction import MAX_PARSES, ExtractionError, extract_program
+from webwise.episode import Episode, Step
+from webwise.extraction import MAX_PARSES, ExtractionError, chars_past_block, extract_program
 from webwise.llm.cache import CachedModel
 from webwise.llm.replay import ReplayModel
+from webwise.reflection import parse_reflection
 from webwise.untrusted import json_text, shown
 
 WEBWISE = str(Path(sys.executable).parent / "webwise")
@@ -194,6 +195,17 @@ def test_host_work_on_a_long_unfenced_reply_is_bounded(monkeypatch: pytest.Monke
     seconds = time.perf_counter() - started
     assert len(program.splitlines()) == 499  # all but the cut-off call
     assert len(calls) <= MAX_PARSES + 1 and seconds < 3, (len(calls), seconds)
+
+
+@pytest.mark.timeout(10)
+def test_replies_shaped_to_make_the_host_s_patterns_backtrack_are_read_at_once() -> None:
+    """Blank lines then spaces once took the review's step pattern cubic time (a 4 KB reply 38 s,
+    these minutes), and a fence then spaces the fence pattern quadratic time over the whole reply."""
+    steps = [Step(index=0, trial=0, prompt=[], program="click('button', 'OK')")]
+    assert parse_reflection("\n" * 5000 + "Step" + " " * 5000, steps) is None
+    assert parse_reflection("\n" * 5000 + "Step: 1\nWhy: x", steps).step == 1
+    assert chars_past_block("```" + " " * 400_000) == 0
+    assert chars_past_block("```python\nclick('button', 'OK')\n```\nDone.") == len("\nDone.")
 
 
 def test_only_the_first_max_reply_chars_are_read() -> None:

@@ -136,3 +136,10 @@ def test_a_bench_reads_the_store_it_is_given(tmp_path: Path, stored: Path) -> No
     assert shown[("click-tab", "auto")] == [{"task": "click-tab", "number": n, "source": "auto"} for n in (1, 2)]
     assert shown[("click-tab-2", "auto")] == []
     assert shown[("click-tab-2", "auto-near")] == [{"task": "click-tab", "number": 1, "source": "auto"}]
+
+
+@pytest.mark.timeout(10)
+def test_an_instruction_of_unclosed_quotes_is_read_at_once() -> None:
+    """A store's instructions come from files: unclosed quotes once took quadratic time."""
+    assert words("“" * 200_000 + " Click") == words("“" * 10_000)
+    assert words('Click "OK" now') == {"click", "<quoted>", "now"}

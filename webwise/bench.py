@@ -44,6 +44,7 @@ from selenium.common.exceptions import WebDriverException
 
 from webwise import tables
 from webwise.agent import Settings, check_method, load_examples
+from webwise.atomic import replace_file
 from webwise.environment import BrowserDied
 from webwise.episode import Episode
 from webwise.errors import ConfigError, Interrupted, WebwiseError
@@ -509,9 +510,15 @@ class Bench(Pool):
 @contextlib.contextmanager
 def _exclusive(out: Path) -> Iterator[None]:
     """One bench per output directory at a time: a second one would run the same episodes."""
-    with (out / ".bench.lock").open("w") as handle:
+    lock = out / ".bench.lock"
+    try:  # never through a link planted there, never truncating: the folder may be someone else's
+        handle = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    except OSError as exc:
+        link = " (a link: remove it)" if lock.is_symlink() else ""
+        raise ConfigError(f"cannot lock {lock}: {exc.strerror}{link}") from None
+    with os.fdopen(handle) as stream:
         try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            fcntl.flock(stream, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             raise ConfigError(f"another bench is writing to {out}") from None
         yield
@@ -553,13 +560,9 @@ def _other_code(records: list[dict[str, Any]]) -> str:
 
 
 def rewrite_results(path: Path, records: list[dict[str, Any]]) -> None:
-    """Replace the results file by ``records`` at once: a kill leaves the old file or the new one."""
-    partial = path.with_name(path.name + ".partial")
-    with partial.open("wb") as handle:
-        handle.write(b"".join((json.dumps(r, ensure_ascii=False) + "\n").encode("utf-8") for r in records))
-        handle.flush()
-        os.fsync(handle.fileno())
-    partial.replace(path)
+    """Replace the results file by ``records`` at once: a kill leaves the old file or the new one.
+    Lines are written as :class:`ResultsFile` appends them (a program's lone surrogate included)."""
+    replace_file(path, "".join(json_text(record) + "\n" for record in records).encode("utf-8"))
 
 
 def write_tables(out: Path) -> str:
@@ -572,10 +575,9 @@ def write_tables(out: Path) -> str:
 
 
 def replace_text(path: Path, text: str) -> None:
-    """Write to a temp file and rename: a reader never sees half a file."""
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(text, encoding="utf-8")
-    partial.replace(path)
+    """Write to a temp file and rename: a reader never sees half a file. A lone surrogate a
+    name brought in (a replay file's path) is written as its escape, not a crash."""
+    replace_file(path, text.encode("utf-8", errors="backslashreplace"))
 
 
 def run_bench(config: BenchConfig) -> int:

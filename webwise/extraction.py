@@ -23,7 +23,8 @@ import api_stubs
 from api_stubs import program_api
 from webwise.matching import described
 
-_FENCE = regex.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n(.*?)(?:\n[ \t]*```|\Z)", regex.DOTALL)
+# No two runs of spaces in a row (a fence and a long run of spaces then took quadratic time).
+_FENCE = regex.compile(r"```[ \t]*(?:([A-Za-z0-9_+-]+)[ \t]*)?\n(.*?)(?:\n[ \t]*```|\Z)", regex.DOTALL)
 _CODE_LANGS = {"", "python", "py", "python3", "py3"}
 _SELENIUM_NAMES = {"driver", "webdriver", "By", "Keys", "ActionChains", "WebDriverWait", "selenium"}
 _SELENIUM_ATTRS = {"execute_script", "send_keys", "find_element", "find_elements", "switch_to"}
@@ -374,5 +375,5 @@ def chars_past_block(reply: str) -> int:
     the program anyway: a block closed without the newline the stop sequence waits for,
     then more text.
     """
-    match = _FENCE.search(reply)
+    match = _FENCE.search(reply[:MAX_REPLY_CHARS])
     return len(reply) - match.end() if match else 0

@@ -99,6 +99,9 @@ PAGE_TEXTS = "texts_on_page"
 PAGE_IDS = "ids_on_page"
 _WORD = re.compile(r"\w")
 _BEFORE = re.compile(r"\w+\W*$")
+#: How far back from a place :data:`_BEFORE` looks for the word before it: searched over a whole
+#: long instruction (one from a results file) the pattern takes quadratic time.
+_NEAR = 200
 _AFTER = re.compile(r"\W*\w+")
 _SPECIAL = re.compile(r"[.^$*+?{}\[\]\\|()]")
 _DIGITS = re.compile(r"\d+")
@@ -495,7 +498,7 @@ def _numbered(value: str, instruction: str, other: str) -> tuple[str, int, int] 
     stated = re.search(rf"(?<!\w){number.group(0)}(?!\d)", instruction)
     if stated is None:
         return None
-    left = _BEFORE.search(instruction[:stated.start()])
+    left = _BEFORE.search(instruction[max(0, stated.start() - _NEAR):stated.start()])
     if left is None:
         return None
     read = f"{_escape(left.group(0))}(\\d+)"
@@ -528,7 +531,7 @@ def pattern(value: str, instruction: str) -> str:
     if start is None:
         raise ValueError(f"{value!r} is not a whole text of {instruction!r}")
     before, after = instruction[:start], instruction[start + len(value):]
-    left = _BEFORE.search(before)
+    left = _BEFORE.search(before[-_NEAR:])
     right = _AFTER.match(after)
     head = _escape(left.group(0)) if left else "^" + _escape(before)
     tail = _escape(right.group(0)) if right else _escape(after) + "$"

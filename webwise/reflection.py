@@ -47,8 +47,10 @@ Why: <one short sentence>
 
 #: "Step: 2" at the start of a line; the trace's own "--- step 2 ..." headers do not count.
 #: ASCII digits, at most six: ``regex``'s ``\d`` takes digits ``int()`` refuses (U+11F50), and
-#: ``int()`` refuses more than 4300 digits.
-_STEP = regex.compile(r"^\W*step\s*(?:number)?\s*[:#=][\s*]*([0-9]{1,6})(?![0-9])", regex.IGNORECASE | regex.MULTILINE)
+#: ``int()`` refuses more than 4300 digits. Nothing before the colon crosses a line or follows
+#: another run of spaces: a reply of blank lines and spaces then took cubic time.
+_STEP = regex.compile(r"^[^\w\n]*step[ \t]*(?:number[ \t]*)?[:#=][\s*]*([0-9]{1,6})(?![0-9])",
+                      regex.IGNORECASE | regex.MULTILINE)
 
 
 @dataclass(frozen=True)

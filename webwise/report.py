@@ -40,6 +40,7 @@ from webwise.untrusted import shown
 #: Outcomes in the order the episode list shows them: what a reader looks for first, first.
 OUTCOMES = ("failed", "infra", "solved")
 OUTCOME_LABELS = {"failed": "failed", "infra": "infra fault", "solved": "solved"}
+_PNG = b"\x89PNG\r\n\x1a\n"  # the signature every PNG file starts with
 
 _CSS = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5em auto; max-width: 80em; color: #222; padding: 0 1em; }
@@ -315,11 +316,15 @@ class _Blobs:
         return [[m.get("role", "?"), self.string(str(m.get("content", "")))] for m in messages or []]
 
     def screenshot(self, name: str) -> int | None:
-        """The number of the screenshot's block, or None when its file is gone."""
+        """The number of the screenshot's block, or None when its file is gone or is not one
+        of the bench's PNGs: a report is the file people share, and a link planted among the
+        screenshots of a folder someone handed over would put any file it reaches into it."""
         path = self.screenshots / Path(name).name
-        if not path.is_file():
+        if path.is_symlink() or not path.is_file():
             return None
         data = path.read_bytes()
+        if not data.startswith(_PNG):
+            return None
         digest = hashlib.sha256(data).hexdigest()
         if digest not in self._image_ids:
             self._image_ids[digest] = len(self.images)

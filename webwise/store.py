@@ -17,12 +17,11 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
+from webwise.atomic import replace_file
 from webwise.errors import ConfigError
 from webwise.examples import CHECKOUT, INCONTEXT, Example, Step
 from webwise.extraction import normal
@@ -223,14 +222,4 @@ def count(task: str, directory: Path | None = None) -> int:
 
 
 def _write_atomic(path: Path, entries: list[dict[str, Any]]) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}-", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            json.dump(entries, stream, indent=1)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
+    replace_file(path, json.dumps(entries, indent=1).encode("utf-8"))
