@@ -6,6 +6,7 @@ import base64
 import importlib.util
 import io
 import json
+import math
 import os
 import signal
 import subprocess
@@ -528,3 +529,22 @@ def test_a_results_file_rewritten_keeps_a_program_s_lone_surrogate(tmp_path: Pat
     episode.trace.append(Step(index=0, trial=0, prompt=[], program="print('\ud800')", output="\ud800\n"))
     rewrite_results(path, [episode.to_dict()])
     assert read_results(path)[0]["trace"][0]["output"] == "\ud800\n"
+
+
+@pytest.mark.parametrize(("change", "problem"), [
+    ({"seed": math.inf}, "seed or max_trials is not a whole number"),
+    ({"task": ["click-button"]}, "task is not a text"),
+    ({"steps": "3"}, "steps is not a number"),
+    ({"trace": "x"}, "trace is not a list of objects"),
+    ({"trials": [{"raw_reward": None}]}, "a trial's raw_reward is not a number"),
+    ({"calls": [{"seconds": "x"}]}, "a model call's costs are not numbers"),
+])
+def test_a_record_not_as_a_bench_writes_it_is_refused_in_one_line(
+        change: dict[str, object], problem: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Results files are handed around: the tables and the report would stop halfway on these."""
+    (tmp_path / "results.jsonl").write_text(
+        json.dumps({**Episode("click-button", 0, "webwise", "none", "m").to_dict(), **change}) + "\n")
+    with pytest.raises(SystemExit) as info:
+        raise SystemExit(main(["report", str(tmp_path)]))
+    err = capsys.readouterr().err
+    assert info.value.code == 2 and err.count("\n") == 1 and f"line 1 is not an episode record ({problem})" in err

@@ -28,6 +28,7 @@ import contextlib
 import fcntl
 import itertools
 import json
+import math
 import os
 import queue
 import signal
@@ -119,6 +120,54 @@ def record_key(record: dict[str, Any]) -> Key:
             int(record.get("max_trials", 1)), bool(record.get("guards", True)))
 
 
+#: Fields the tables and the report read beyond a record's key, when a record has them: numbers
+#: (or null), and lists of objects (or null). Files are handed around, and a record whose field
+#: has another type would stop the tables halfway with a traceback.
+_NUMBERS = ("steps", "llm_calls", "prompt_tokens", "completion_tokens", "context_overflows", "seconds",
+            "reward", "raw_reward")
+_OBJECT_LISTS = ("trials", "trace", "calls", "examples_shown")
+_CALL_NUMBERS = ("seconds", "prompt_tokens", "completion_tokens", "cached_tokens", "prompt_ms", "generate_ms",
+                 "draft_tokens", "draft_accepted", "past_block")
+
+
+def _number(value: Any) -> bool:
+    return value is None or (type(value) in (int, float) and math.isfinite(value))
+
+
+def _object_list(value: Any) -> bool:
+    return value is None or (type(value) is list and all(type(item) is dict for item in value))
+
+
+def _shape_problem(record: Any) -> str | None:
+    """What in ``record`` is not as a bench writes it, or None."""
+    if type(record) is not dict:
+        return "not a JSON object"
+    for name in ("task", "method", "examples", "llm"):
+        if type(record.get(name)) is not str:
+            return f"{name} is not a text"
+    if type(record.get("seed")) is not int or type(record.get("max_trials", 1)) is not int:
+        return "seed or max_trials is not a whole number"
+    problem = next((f"{name} is not a number" for name in _NUMBERS if not _number(record.get(name))), None)
+    problem = problem or next((f"{name} is not a list of objects" for name in _OBJECT_LISTS
+                               if not _object_list(record.get(name))), None)
+    if problem:
+        return problem
+    for trial in record.get("trials") or ():
+        if "raw_reward" in trial and (trial["raw_reward"] is None or not _number(trial["raw_reward"])):
+            return "a trial's raw_reward is not a number"
+        reflection = trial.get("reflection")
+        if not (reflection is None or (type(reflection) is dict and _object_list(reflection.get("prompt")))):
+            return "a trial's review is not as a bench writes it"
+    for step in record.get("trace") or ():
+        if not _object_list(step.get("prompt")) or not _object_list(step.get("actions")):
+            return "a step's prompt or actions are not lists of objects"
+        if not all(_number(step.get(name)) for name in ("index", "trial")):
+            return "a step's index or trial is not a number"
+    if not all(_number(call.get(name)) for call in record.get("calls") or () for name in _CALL_NUMBERS):
+        return "a model call's costs are not numbers"
+    return None
+
+
 def read_results(path: Path, *, repair: bool = False) -> list[dict[str, Any]]:
     """The complete records of a results file.
 
@@ -139,9 +188,11 @@ def read_results(path: Path, *, repair: bool = False) -> list[dict[str, Any]]:
             continue
         try:
             record = json.loads(line)
-            record_key(record)
-        except (ValueError, KeyError, TypeError):
-            raise ConfigError(f"{path}: line {number} is not an episode record") from None
+            problem = _shape_problem(record)
+        except (ValueError, RecursionError):
+            problem = "not JSON"
+        if problem:
+            raise ConfigError(f"{path}: line {number} is not an episode record ({problem})")
         records.append(record)
     return records
 
