@@ -34,6 +34,10 @@ def bad_inputs(tmp_path: Path) -> list[tuple[list[str], str]]:
     wrong_shape.write_text('["a reply"]')
     wrong_entry = tmp_path / "entry.json"
     wrong_entry.write_text('{"click-button": "not a list"}')
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    long_number = tmp_path / "number.json"
+    long_number.write_text('{"click-button": ' + "9" * 5000 + "}")
     ok = ["--llm", f"replay:{malformed}"]
     bench = ["bench", "--tasks", "click-button", "--llm", f"replay:{malformed}"]
     return [
@@ -44,6 +48,8 @@ def bad_inputs(tmp_path: Path) -> list[tuple[list[str], str]]:
         (["solve", "--task", "click-button", *ok], "is not valid JSON"),
         (["solve", "--task", "click-button", "--llm", f"replay:{wrong_shape}"], "must hold a JSON object"),
         (["solve", "--task", "click-button", "--llm", f"replay:{wrong_entry}"], "must be a list of strings"),
+        (["solve", "--task", "click-button", "--llm", f"replay:{deep}"], "is not a replay file"),
+        (["solve", "--task", "click-button", "--llm", f"replay:{long_number}"], "is not a replay file"),
         (["solve", "--task", "click-button", "--seed", "-3", *ok], "expected a number >= 0"),
         (["solve", "--task", "click-button", "--seed", "abc", *ok], "expected a whole number"),
         (["solve", "--task", "click-button", "--method", "magic", *ok], "invalid choice: 'magic'"),

@@ -13,6 +13,7 @@ import pytest
 
 from webwise import store
 from webwise.cli import main
+from webwise.errors import ConfigError
 
 BUTTON = {"ref": 4, "tag": "button", "text": "Next", "id": "", "classes": "", "value": "",
           "clicked": False, "modified": False}
@@ -135,3 +136,23 @@ def test_remove_waits_for_the_stores_lock(stored: Path) -> None:
         fcntl.flock(lock, fcntl.LOCK_UN)
     assert removal.wait(timeout=60) == 0, removal.stderr.read() if removal.stderr else ""
     assert [e.instruction for e in store.load("click-button", stored)] == ['Click on the "Next" button.']
+
+
+@pytest.mark.parametrize(("broken", "message"), [
+    ("not an example", "example 1: expected an object with 'instruction', 'steps' and 'provenance'"),
+    ({**entry("Click Next.", "click('button', 'Next')"), "steps": 3}, "example 1: 'steps' must be a non-empty list"),
+    ({**entry("Click Next.", "click('button', 'Next')"), "provenance": ["local:1.5b"]},
+     "example 1: 'provenance' must be an object"),
+    (entry("Click Next.", "click('button', 'Next')", check_seeds=100000), "the provenance's seeds must be whole numbers"),
+    ({"instruction": "Click Next.", "steps": [{"observation": [{**BUTTON, "classes": 3}], "program": "pass"}]},
+     "example 1, step 1, element 0: 'classes' must be a string"),
+])
+@pytest.mark.parametrize("command", [["list"], ["show", "click-link"]])
+def test_a_malformed_store_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                  broken: object, message: str, command: list[str]) -> None:
+    """A store may be a folder someone handed over: refused up front, before a prompt is built."""
+    (tmp_path / "click-link.json").write_text(json.dumps([broken]))
+    code, out, err = run(capsys, "store", *command, "--store", str(tmp_path))
+    assert (code, out) == (2, "") and err.count("\n") == 1 and message in err, err
+    with pytest.raises(ConfigError, match="example 1"):
+        store.load("click-link", tmp_path)

@@ -95,12 +95,13 @@ def load_example(path: Path | str) -> Example:
     raw_steps = data.get("steps")
     if not isinstance(raw_steps, list) or not raw_steps:
         raise ConfigError(f"{path}: 'steps' must be a non-empty list")
-    steps = tuple(_step(path, number, raw) for number, raw in enumerate(raw_steps, 1))
+    steps = tuple(read_step(f"{path}: step {number}", raw) for number, raw in enumerate(raw_steps, 1))
     return Example(task=data["task"], instruction=data["instruction"], steps=steps, note=note)
 
 
-def _step(path: Path, number: int, raw: Any) -> Step:
-    where = f"{path}: step {number}"
+def read_step(where: str, raw: Any) -> Step:
+    """A step of an example file (hand-written or stored) as the prompt shows it; anything else
+    is a one-line :class:`ConfigError` starting with ``where``, before a browser starts."""
     if not isinstance(raw, dict):
         raise ConfigError(f"{where}: expected an object with 'observation' and 'program'")
     program = raw.get("program")

@@ -23,7 +23,7 @@ from typing import Any, Iterator
 
 from webwise.atomic import replace_file
 from webwise.errors import ConfigError
-from webwise.examples import CHECKOUT, INCONTEXT, Example, Step
+from webwise.examples import CHECKOUT, INCONTEXT, Example, Step, read_step
 from webwise.extraction import normal
 from webwise.tasks import PAPER48, all_tasks, check_task
 
@@ -37,15 +37,37 @@ def task_file(task: str, directory: Path | None = None) -> Path:
 
 
 def _read(path: Path) -> list[dict[str, Any]]:
+    """A task's stored examples, each checked as the prompt and ``store list`` read it: a store
+    may be a folder someone handed over, and a malformed one is a one-line error up front."""
     if not path.exists():
         return []
+    if not path.is_file():  # a FIFO under a task's name would block the read forever
+        raise ConfigError(f"harvested examples in {path} are unreadable: not a file")
     try:
         entries = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(entries, list):
-            raise ValueError("expected a list of examples")
-        return entries
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:
         raise ConfigError(f"harvested examples in {path} are unreadable: {exc}") from None
+    if not isinstance(entries, list):
+        raise ConfigError(f"harvested examples in {path} are unreadable: expected a list of examples")
+    for number, entry in enumerate(entries, 1):
+        _check_entry(f"{path}: example {number}", entry)
+    return entries
+
+
+def _check_entry(where: str, entry: Any) -> None:
+    if not isinstance(entry, dict) or not isinstance(entry.get("instruction"), str):
+        raise ConfigError(f"{where}: expected an object with 'instruction', 'steps' and 'provenance'")
+    if not isinstance(entry.get("steps"), list) or not entry["steps"]:
+        raise ConfigError(f"{where}: 'steps' must be a non-empty list")
+    for number, step in enumerate(entry["steps"], 1):
+        read_step(f"{where}, step {number}", step)
+    provenance = entry.get("provenance", {})
+    if not isinstance(provenance, dict) or not isinstance(entry.get("note", ""), str):
+        raise ConfigError(f"{where}: 'provenance' must be an object and 'note' a string")
+    checked = provenance.get("check_seeds", [])
+    seeds = [*checked, provenance.get("check_seed", 0), provenance.get("seed") or 0] if isinstance(checked, list) else [None]
+    if not all(type(seed) is int for seed in seeds):
+        raise ConfigError(f"{where}: the provenance's seeds must be whole numbers")
 
 
 def existing(directory: Path | None = None) -> Path:
@@ -60,14 +82,10 @@ def load(task: str, directory: Path | None = None) -> list[Example]:
     """The harvested examples of ``task``: empty when the store has none for it, a
     :class:`ConfigError` when there is no store at all (a mistyped ``--store``)."""
     path = task_file(task, existing(directory))
-    try:
-        return [Example(task=task, instruction=e["instruction"],
-                        steps=tuple(Step(s["observation"], s["program"]) for s in e["steps"]),
-                        source="auto", note=e.get("note", ""), number=number,
-                        seed=e.get("provenance", {}).get("seed"))
-                for number, e in enumerate(_read(path), 1)]
-    except (KeyError, TypeError) as exc:
-        raise ConfigError(f"harvested examples in {path} are malformed: missing {exc}") from None
+    return [Example(task=task, instruction=e["instruction"],
+                    steps=tuple(Step(s["observation"], s["program"]) for s in e["steps"]),
+                    source="auto", note=e.get("note", ""), number=number, seed=e.get("provenance", {}).get("seed"))
+            for number, e in enumerate(_read(path), 1)]
 
 
 def tasks(directory: Path | None = None) -> list[str]:

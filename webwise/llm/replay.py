@@ -24,6 +24,8 @@ def load_replies(path: Path) -> dict[str, list[str]]:
         raise ConfigError(f"cannot read replay file {path}: {exc}") from None
     except json.JSONDecodeError as exc:
         raise ConfigError(f"replay file {path} is not valid JSON: {exc.msg} at line {exc.lineno}") from None
+    except (ValueError, RecursionError) as exc:  # a number of 5000 digits, nesting 100000 deep
+        raise ConfigError(f"replay file {path} is not a replay file: {str(exc) or type(exc).__name__}") from None
     if not isinstance(raw, dict):
         raise ConfigError(f"replay file {path} must hold a JSON object mapping task names to lists of replies")
     for task, replies in raw.items():
