@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import csv
 import importlib.util
 import io
 import json
@@ -548,3 +549,16 @@ def test_a_record_not_as_a_bench_writes_it_is_refused_in_one_line(
         raise SystemExit(main(["report", str(tmp_path)]))
     err = capsys.readouterr().err
     assert info.value.code == 2 and err.count("\n") == 1 and f"line 1 is not an episode record ({problem})" in err
+
+
+def test_a_name_from_a_results_file_stays_one_cell_of_the_tables() -> None:
+    """Results files are handed around: a model's name with a ``|``, a line break and an escape
+    makes no cells, rows or headings of its own, and no spreadsheet formula."""
+    hostile = "=cmd|x\n## injected \x1b[2J"
+    computed = tables.compute([record("click-button", True), {**record("click-button", True), "llm": hostile}])
+    text = tables.markdown(computed)
+    headings = [line for line in text.splitlines() if line.startswith("## ")]
+    assert headings == ["## webwise / manual (=cmd\\|x ## injected \\x1b[2J)", "## webwise / manual (m)"]
+    assert "\x1b" not in text
+    rows = list(csv.reader(io.StringIO(tables.to_csv(computed))))
+    assert {row[3] for row in rows[1:]} == {"'" + hostile, "m"}

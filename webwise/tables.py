@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterable
 
 from webwise.provenance import described
 from webwise.tasks import PAPER_GROUPS, group_of, suite_group
+from webwise.untrusted import shown
 
 GROUPS: tuple[str, ...] = (*PAPER_GROUPS, "other")
 #: The whole suite's groups: the paper's rule (API calls a solution needs) applied to every
@@ -331,9 +332,10 @@ def markdown(tables: Tables) -> str:
            "again. `paper gpt-3.5` is the WebWISE paper's Table 2 "
            "(gpt-3.5-turbo) for the same method, k=1 for `manual`, k=0 for `none`, ACG for `webwise / auto`.", ""]
     if tables.code:
-        out += ["Episodes by code version: " + ", ".join(f"{code} {n}" for code, n in tables.code.items()), ""]
+        out += ["Episodes by code version: " + _md_text(", ".join(f"{code} {n}" for code, n in tables.code.items())),
+                ""]
     for column, rows in tables.groups.items():
-        out += [f"## {column.label(tables.many_llms)}", "",
+        out += [f"## {_md_text(column.label(tables.many_llms))}", "",
                 "### By group", "", _md_table(group_header(column.trials), map(group_cells, rows)), ""]
         if column in tables.suite:
             out += ["### By group, whole suite", "", SUITE_NOTE, "",
@@ -374,8 +376,20 @@ def _beside_agentlab(total: Row, tasks: int) -> list[str]:
 
 def _md_table(header: list[str], rows: Iterable[list[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    lines += ["| " + " | ".join(map(_md_text, row)) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def _md_text(text: str) -> str:
+    """A text from a results file (a task or model name) as one Markdown cell or heading: a
+    ``|`` or a line break in it would make cells, rows and headings of its own, and control
+    characters would act on the terminal ``bench`` prints the tables to."""
+    return shown(text).replace("|", "\\|").replace("\n", " ").replace("\r", " ")
+
+
+def _csv_text(text: str) -> str:
+    """A name as a CSV cell no spreadsheet runs: one that starts like a formula gets a ``'``."""
+    return "'" + text if len(text) > 1 and text[0] in "=+-@" else text
 
 
 CSV_FIELDS = ("level", "name", "group", "llm", "method", "examples", "trials", "episodes", "first_trial_successes",
@@ -392,7 +406,8 @@ def to_csv(tables: Tables) -> str:
     for level, table in (("group", tables.groups), ("suite_group", tables.suite), ("task", tables.tasks)):
         for column, rows in table.items():
             for row in rows:
-                writer.writerow([level, row.name, row.group, column.llm, column.method, column.examples, column.trials,
+                names = map(_csv_text, (row.name, row.group, column.llm, column.method, column.examples))
+                writer.writerow([level, *names, column.trials,
                                  row.episodes, row.first_successes, row.successes, f"{row.rate:.4f}",
                                  f"{row.steps:.4f}", f"{row.llm_calls:.4f}", f"{row.prompt_tokens:.2f}",
                                  f"{row.completion_tokens:.2f}", row.context_overflows,
