@@ -29,6 +29,7 @@ from webwise.episode import Episode, Step
 from webwise.llm.cache import CachedModel
 from webwise.llm.replay import ReplayModel
 from webwise.provenance import code_version, git_commit
+from webwise.report import render as render_report
 from webwise.session import Session
 
 WEBWISE = str(Path(sys.executable).parent / "webwise")
@@ -562,3 +563,11 @@ def test_a_name_from_a_results_file_stays_one_cell_of_the_tables() -> None:
     assert "\x1b" not in text
     rows = list(csv.reader(io.StringIO(tables.to_csv(computed))))
     assert {row[3] for row in rows[1:]} == {"'" + hostile, "m"}
+
+
+def test_the_report_writes_a_name_s_control_characters_out(tmp_path: Path) -> None:
+    """Its charts too: the terminal a report's HTML is printed to must not obey them."""
+    records = [{**Episode("click-button", 0, "webwise", "none", llm).to_dict(), "success": True}
+               for llm in ("m", "m\x1b[2J")]
+    html = render_report(records, tmp_path)
+    assert "\x1b" not in html and "m\\x1b[2J" in html

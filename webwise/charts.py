@@ -8,11 +8,11 @@ every chart a title for screen readers, so nothing is only a colour or a length.
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from webwise.tables import ColumnSet, Row
+from webwise.untrusted import html_text
 
 BAR = 14  # height of one bar, px
 GAP = 6  # between groups of bars, px
@@ -82,7 +82,7 @@ def task_chart(rows: Sequence[Row], label: str) -> str:
     for n, row in enumerate(rows):
         y = top + n * (BAR + 2)
         colour = GROUP_COLOURS[_coloured_as(row)]
-        parts.append(f'<g class="task-row" data-task="{_e(row.name)}">')
+        parts.append(f'<g class="task-row" data-task="{html_text(row.name)}">')
         parts.append(_text(LABEL - 8, y + BAR / 2, row.name, anchor="end"))
         for i, (name, measure) in enumerate(panels):
             fraction, text = measure(row)
@@ -98,7 +98,7 @@ def task_chart(rows: Sequence[Row], label: str) -> str:
 
 def _bar(x: float, y: float, bar: Bar, tooltip: str) -> str:
     length = max(0.0, min(1.0, bar.fraction)) * SCALE
-    return (f'<g class="bar" data-series="{_e(bar.series)}"><title>{_e(tooltip)}</title>'
+    return (f'<g class="bar" data-series="{html_text(bar.series)}"><title>{html_text(tooltip)}</title>'
             f'<rect x="{x:.1f}" y="{y + 1:.1f}" width="{max(length, 1):.1f}" height="{BAR - 2}" fill="{bar.colour}"/>'
             + _text(x + length + 4, y + BAR / 2, bar.text) + "</g>")
 
@@ -114,14 +114,11 @@ def _legend(names: Sequence[str], y: float, colours: Sequence[str] | None = None
 
 def _text(x: float, y: float, text: str, *, anchor: str | None = None, weight: str | None = None) -> str:
     extra = (f' text-anchor="{anchor}"' if anchor else "") + (f' font-weight="{weight}"' if weight else "")
-    return f'<text x="{x:.1f}" y="{y:.1f}" dominant-baseline="middle"{extra}>{_e(text)}</text>'
+    return f'<text x="{x:.1f}" y="{y:.1f}" dominant-baseline="middle"{extra}>{html_text(text)}</text>'
 
 
 def _svg(title: str, css_class: str, width: float, height: float, parts: list[str]) -> str:
-    return (f'<svg class="{css_class}" role="img" aria-label="{_e(title)}" width="{width:.0f}" height="{height:.0f}" '
+    return (f'<svg class="{css_class}" role="img" aria-label="{html_text(title)}" width="{width:.0f}" height="{height:.0f}" '
             f'viewBox="0 0 {width:.0f} {height:.0f}" font-size="11">'
-            f"<title>{_e(title)}</title>" + "".join(parts) + "</svg>")
+            f"<title>{html_text(title)}</title>" + "".join(parts) + "</svg>")
 
-
-def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)

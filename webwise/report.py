@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import html
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,7 +34,7 @@ from webwise.bench import RESULTS, SCREENSHOTS, read_results, replace_text, writ
 from webwise.episode import call_text
 from webwise.errors import ConfigError
 from webwise.tasks import PAPER48
-from webwise.untrusted import shown
+from webwise.untrusted import html_text
 
 #: Outcomes in the order the episode list shows them: what a reader looks for first, first.
 OUTCOMES = ("failed", "infra", "solved")
@@ -229,7 +228,7 @@ def render(records: list[dict[str, Any]], screenshots: Path) -> str:
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
              "<title>webwise bench report</title>", f"<style>{_CSS}</style></head><body>",
              "<h1>webwise bench report</h1>",
-             f'<p id="counts">{len(records)} episodes: {_e(summary)}. '
+             f'<p id="counts">{len(records)} episodes: {html_text(summary)}. '
              '<a href="#episodes">Episodes, failures first</a>.</p>',
              _charts(computed), _tables(computed), _episode_list(ordered, episodes),
              _json_block("strings", blobs.strings), f"<script>{_JS}</script>", *blobs.images, "</body></html>"]
@@ -250,7 +249,7 @@ def _charts(computed: tables.Tables) -> str:
              "episodes.</p>"]
     for column, rows in computed.groups.items():
         label = column.label(computed.many_llms)
-        parts.append(f"<h3>{_e(label)}</h3>")
+        parts.append(f"<h3>{html_text(label)}</h3>")
         parts.append(charts.group_chart(column, rows, label))
         parts.append(charts.task_chart(computed.tasks[column], label))
     return "\n".join(parts)
@@ -262,10 +261,10 @@ def _tables(computed: tables.Tables) -> str:
              "Table 2 (gpt-3.5-turbo) for the same method: k=1 for <code>manual</code>, k=0 for <code>none</code>, "
              "ACG for <code>webwise / auto</code>.</p>"]
     for column, rows in computed.groups.items():
-        parts.append(f"<h3>{_e(column.label(computed.many_llms))}</h3>")
+        parts.append(f"<h3>{html_text(column.label(computed.many_llms))}</h3>")
         parts.append(_table(tables.group_header(column.trials), map(tables.group_cells, rows)))
         if column in computed.suite:
-            parts.append(f"<p>By group, whole suite. {_e(tables.SUITE_NOTE)}</p>")
+            parts.append(f"<p>By group, whole suite. {html_text(tables.SUITE_NOTE)}</p>")
             parts.append(_table(tables.group_header(column.trials, paper=False),
                                 map(tables.suite_cells, computed.suite[column])))
         if column in computed.costs:
@@ -276,8 +275,8 @@ def _tables(computed: tables.Tables) -> str:
 
 
 def _table(header: list[str], rows: Iterable[list[str]]) -> str:
-    head = "".join(f"<th>{_e(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>" for row in rows)
+    head = "".join(f"<th>{html_text(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{html_text(c)}</td>" for c in row) + "</tr>" for row in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
@@ -288,7 +287,7 @@ def _episode_list(records: list[dict[str, Any]], episodes: list[str]) -> str:
         '<h2 id="episodes">Episodes</h2>',
         '<div class="filters"><label>Task <input id="task-filter" type="search" list="task-names" '
         'placeholder="task name" autocomplete="off"></label>',
-        '<datalist id="task-names">' + "".join(f'<option value="{_e(t)}">' for t in tasks) + "</datalist>",
+        '<datalist id="task-names">' + "".join(f'<option value="{html_text(t)}">' for t in tasks) + "</datalist>",
         f'<label>Outcome <select id="outcome-filter"><option value="all">all</option>{options}</select></label>',
         '<span id="shown" aria-live="polite"></span></div>',
         "<p>Open an episode to see its steps: program, actions, error, feedback, prompt, reply and the "
@@ -349,9 +348,9 @@ def _episode(number: int, record: dict[str, Any], with_llm: bool, blobs: _Blobs)
             "trials": [_trial(t, blobs) for t in record.get("trials") or []],
             "steps": [_step(s, blobs) for s in record.get("trace") or []]}
     return "\n".join([
-        f'<details class="episode {outcome}" id="episode-{number}" data-n="{number}" data-task="{_e(record["task"])}" '
+        f'<details class="episode {outcome}" id="episode-{number}" data-n="{number}" data-task="{html_text(record["task"])}" '
         f'data-outcome="{outcome}"><summary><span class="outcome">{OUTCOME_LABELS[outcome].upper()}</span> '
-        f"{_e(' · '.join(facts))}</summary>",
+        f"{html_text(' · '.join(facts))}</summary>",
         _json_block(f"ep-{number}", data), "</details>"])
 
 
@@ -389,7 +388,3 @@ def _json_block(element_id: str, data: Any) -> str:
     text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
     return f'<script type="application/json" id="{element_id}">{text}</script>'
 
-
-def _e(text: object) -> str:
-    """HTML of a text from the record: control characters and lone surrogates written out as escapes."""
-    return html.escape(shown(str(text)), quote=True)

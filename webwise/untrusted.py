@@ -2,14 +2,15 @@
 
 Programs and replies are hostile: an exception message can hold ``\\x1b[2J`` and a fake
 verdict, a print a lone surrogate (``'\\ud800'``) that no UTF-8 writer accepts. Everything
-that writes such text goes through one of two functions here, and neither drops a
+that writes such text goes through one of the functions here, and none drops a
 character: :func:`shown` writes the unsafe ones out as the escapes a Python program would
-(for a terminal, an HTML page or a prompt), :func:`json_text` as JSON ``\\u`` escapes that
-read back as the same string.
+(for a terminal or a prompt; :func:`html_text` for an HTML page), :func:`json_text` as JSON
+``\\u`` escapes that read back as the same string.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from typing import Any
@@ -32,6 +33,11 @@ def shown(text: str) -> str:
     escape (``\\x1b``, ``\\u202e``, ``\\ud800``): shown, not obeyed, and always encodable.
     Newlines and tabs stay: programs are printed as they were written."""
     return _UNSAFE.sub(_escape, text)
+
+
+def html_text(text: object) -> str:
+    """``text`` as HTML text or an attribute's value: :func:`shown`, then HTML-escaped."""
+    return html.escape(shown(str(text)), quote=True)
 
 
 def json_text(value: Any) -> str:
