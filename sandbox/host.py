@@ -258,11 +258,13 @@ class Sandbox:
             return {"end": True}
         if not all(_valid_name(k) and "." not in k for k in answer.rebind):
             raise ValueError("rebind keys must be public identifiers")
+        protocol.check_plain(answer.value)  # a type the pipe cannot carry is the handler's bug: raised
+        protocol.check_plain(answer.rebind)
         error = None if answer.error is None else one_line(str(answer.error))
         reply = {"value": answer.value, "rebind": answer.rebind, "error": error}
-        try:  # the frame as sent, so that its depth is checked as the send will check it
+        try:  # the frame as sent, one level deeper: a value the program shaped (its data echoed)
             protocol.check_plain(reply)
-        except protocol.NotPlainData as exc:  # a value the program shaped (its data echoed): its error
+        except protocol.NotPlainData as exc:
             return {"value": None, "rebind": {}, "error": f"the action's result cannot go back to the program ({exc})"}
         return reply
 

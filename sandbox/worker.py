@@ -137,13 +137,29 @@ def describe(exc: BaseException, limits: Limits) -> str:
         return f"MemoryError: program exceeded {limits.memory_mb} MiB of memory"
     if isinstance(exc, RecursionError):
         return "RecursionError: maximum recursion depth exceeded"
-    try:  # the message only from plain arguments: str() of a program's object runs its methods
-        protocol.check_plain(exc.args)
-        text = str(exc)
-    except BaseException:  # arguments of the program's making, or a class that lies about them
-        text = ""
     name = type(exc).__name__
+    text = _message(exc)
     return policy.one_line(f"{name}: {text}" if text else name)
+
+
+#: Values an exception's message may be built from: ``str()`` of them runs no program code.
+_PLAIN_ARGS = (str, bytes, int, float, bool, type(None))
+
+
+def _message(exc: BaseException) -> str:
+    """The exception's message, built without running any of the program's code, which would
+    run after the program has ended: the arguments are read from the built-in slot (a class of
+    the program's may define ``args`` as a property) and must be plain values, and the text is
+    made by the nearest built-in class's ``__str__``, not one the program's class inherits."""
+    args = BaseException.args.__get__(exc)
+    if not all(type(arg) in _PLAIN_ARGS or (type(arg) is tuple and all(type(a) in _PLAIN_ARGS for a in arg))
+               for arg in args):
+        return ""
+    builtin = next(kind for kind in type(exc).__mro__ if kind.__module__ == "builtins")
+    try:
+        return builtin.__str__(exc)
+    except Exception:  # a built-in's fields set to what its __str__ cannot format
+        return ""
 
 
 def _child(request: dict[str, Any], fd: int) -> NoReturn:

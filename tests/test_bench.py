@@ -518,10 +518,27 @@ def test_links_planted_in_a_handed_over_folder_are_neither_written_through_nor_s
 
     assert main(["report", str(out)]) == 0
     assert base64.b64encode(secret.read_bytes()).decode() not in (out / "report.html").read_text()
+    pictures = tmp_path / "pictures"  # the user's own PNGs, the screenshots folder a link to them
+    pictures.mkdir()
+    (pictures / "x.png").write_bytes(secret.read_bytes())
+    (out / "screenshots" / "x.png").unlink()
+    (out / "screenshots").rmdir()
+    (out / "screenshots").symlink_to(pictures)
+    assert main(["report", str(out)]) == 0
+    assert base64.b64encode(secret.read_bytes()).decode() not in (out / "report.html").read_text()
     with pytest.raises(SystemExit) as info:
         raise SystemExit(main([*bench_args(replay, out), "--resume"]))
-    assert info.value.code == 2 and "cannot lock" in capsys.readouterr().err
+    assert info.value.code == 2 and ".bench.lock is a link" in capsys.readouterr().err
     assert victim.read_text() == "keep\n"
+    (out / ".bench.lock").unlink()
+    victim.write_text("keep")  # a torn last line, which a resume cuts off
+    for target in (victim, tmp_path / "new"):  # a file to cut or append to, one to create
+        (out / "results.jsonl").unlink()
+        (out / "results.jsonl").symlink_to(target)
+        with pytest.raises(SystemExit) as info:
+            raise SystemExit(main([*bench_args(replay, out), "--resume"]))
+        assert info.value.code == 2 and "results.jsonl is a link" in capsys.readouterr().err
+    assert victim.read_text() == "keep" and not (tmp_path / "new").exists()
 
 
 def test_a_results_file_rewritten_keeps_a_program_s_lone_surrogate(tmp_path: Path) -> None:
@@ -540,6 +557,7 @@ def test_a_results_file_rewritten_keeps_a_program_s_lone_surrogate(tmp_path: Pat
     ({"trace": "x"}, "trace is not a list of objects"),
     ({"trials": [{"raw_reward": None}]}, "a trial's raw_reward is not a number"),
     ({"calls": [{"seconds": "x"}]}, "a model call's costs are not numbers"),
+    ({"trace": [{"actions": [{"name": "click", "args": 5}]}]}, "an action's args are not a list"),
 ])
 def test_a_record_not_as_a_bench_writes_it_is_refused_in_one_line(
         change: dict[str, object], problem: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -202,3 +202,18 @@ def parser_options(parser: argparse.ArgumentParser, prefix: str = "") -> dict[st
 def test_the_documented_synopsis_is_the_parser() -> None:
     """docs/cli.md lists every option of every command, and nothing the parser lacks."""
     assert documented_options((ROOT / "docs" / "cli.md").read_text(encoding="utf-8")) == parser_options(build_parser())
+
+
+def test_a_screenshot_replaces_a_link_planted_under_its_name(replay_file: Path, tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """The screenshot folder may be someone else's: its file names are predictable."""
+    shots, victim = tmp_path / "shots", tmp_path / "victim"
+    shots.mkdir()
+    victim.write_text("keep")
+    (shots / "click-test-s3-webwise-none-t0-step0.png").symlink_to(victim)
+    code = main(["solve", "--task", "click-test", "--seed", "3", "--llm", f"replay:{replay_file}",
+                 "--examples", "none", "--screenshots", str(shots)])
+    capsys.readouterr()
+    assert code == 0 and victim.read_text() == "keep"
+    shot = shots / "click-test-s3-webwise-none-t0-step0.png"
+    assert not shot.is_symlink() and shot.read_bytes().startswith(b"\x89PNG")

@@ -609,6 +609,8 @@ def test_records_from_before_later_fields_are_learnt_from(tmp_path: Path) -> Non
             record.pop(name)
         for step in record["trace"]:
             step.pop("changed")
+            for element in step["observation"]:  # older still: no flags on elements
+                element.pop("clicked"), element.pop("modified")
         old.append(record)
     old[1].pop("trace")
     (out / "results.jsonl").write_text("".join(json.dumps(record) + "\n" for record in old))
@@ -620,6 +622,7 @@ def test_records_from_before_later_fields_are_learnt_from(tmp_path: Path) -> Non
     assert (line["guards"], line["code"]) == (True, "unrecorded")
     [entry] = json.loads((tmp_path / "store" / "click-button.json").read_text())
     assert entry["provenance"]["code"] == "unrecorded" and entry["provenance"]["imported_with"]
+    assert not store.load("click-button", tmp_path / "store")[0].steps[0].observation[0]["clicked"]
 
 
 def test_auto_near_episodes_shown_their_own_task_s_example_are_not_learnt_from(tmp_path: Path) -> None:

@@ -205,6 +205,7 @@ def test_replies_shaped_to_make_the_host_s_patterns_backtrack_are_read_at_once()
     assert parse_reflection("\n" * 5000 + "Step" + " " * 5000, steps) is None
     assert parse_reflection("\n" * 5000 + "Step: 1\nWhy: x", steps).step == 1
     assert chars_past_block("```" + " " * 400_000) == 0
+    assert chars_past_block("```python\n" + "x = 1\n" * 10_000) == 0  # a block that never closes
     assert chars_past_block("```python\nclick('button', 'OK')\n```\nDone.") == len("\nDone.")
 
 

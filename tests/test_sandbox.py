@@ -170,6 +170,10 @@ def test_an_exception_s_message_runs_none_of_the_program_s_code(box: Sandbox):
     result = run(box, code, recorder)
     assert (result.error, result.output) == ("ValueError", "kept\n")
     assert recorder.calls == []
+    lying = ("class Lying(Exception):\n"
+             "    args = property(lambda self: click('button', 'after the end') or ('x',))\n"
+             "raise Lying('plain')\n")
+    assert run(box, lying, recorder).error == "Lying: plain" and recorder.calls == []
 
 
 ONLY_MODULES = "the modules are re, math, json, datetime, string, itertools, collections"
@@ -184,6 +188,8 @@ ONLY_MODULES = "the modules are re, math, json, datetime, string, itertools, col
     ("def f(:\n  pass", "SyntaxError: invalid syntax (line 1)"),
     ("x = observation.__class__", 'PolicyError: "__class__" is an invalid attribute name because it starts with "_". (line 1)'),
     ("raise ValueError('a\\nb')", "ValueError: a b"),
+    ("b'\\xff'.decode()", "UnicodeDecodeError: 'utf-8' codec can't decode byte 0xff in position 0: invalid start byte"),
+    ("{}[('a', 1)]", "KeyError: ('a', 1)"),
     ("click('button', lambda: 1)", "TypeError: click() arguments must be plain data (value of type function)"),
     ("click('button', {1: 'x'})", "TypeError: click() arguments must be plain data (dict key of type int)"),
     ("click('button', float('nan'))", "TypeError: click() arguments must be plain data (non-finite float)"),

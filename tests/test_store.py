@@ -139,7 +139,7 @@ def test_remove_waits_for_the_stores_lock(stored: Path) -> None:
 
 
 @pytest.mark.parametrize(("broken", "message"), [
-    ("not an example", "example 1: expected an object with 'instruction', 'steps' and 'provenance'"),
+    ("not an example", "example 1: expected an object with 'instruction' and 'steps'"),
     ({**entry("Click Next.", "click('button', 'Next')"), "steps": 3}, "example 1: 'steps' must be a non-empty list"),
     ({**entry("Click Next.", "click('button', 'Next')"), "provenance": ["local:1.5b"]},
      "example 1: 'provenance' must be an object"),

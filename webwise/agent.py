@@ -19,6 +19,7 @@ import api_stubs
 from sandbox import ActionReply, Limits, RunResult, Sandbox
 from webwise import dom, examples, nearest, store
 from webwise.actions import ActionError, Executor, failure
+from webwise.atomic import replace_file
 from webwise.environment import BrowserDied, MiniWoBEnv, Outcome
 from webwise.episode import Call, Episode, Step, Trial, call_text
 from webwise.errors import ConfigError, ContextOverflow, EndpointError, LLMError
@@ -380,7 +381,7 @@ class Agent:
         directory.mkdir(parents=True, exist_ok=True)
         path = directory / (f"{episode.task}-s{episode.seed}-{episode.method}-{episode.examples}"
                             f"-t{step.trial}-step{step.index}.png")
-        path.write_bytes(self.env.screenshot_png())
+        replace_file(path, self.env.screenshot_png())  # a link planted under its name is replaced, not followed
         step.screenshot = path.name
 
 

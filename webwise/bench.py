@@ -45,7 +45,7 @@ from selenium.common.exceptions import WebDriverException
 
 from webwise import tables
 from webwise.agent import Settings, check_method, load_examples
-from webwise.atomic import replace_file
+from webwise.atomic import open_own, replace_file
 from webwise.environment import BrowserDied
 from webwise.episode import Episode
 from webwise.errors import ConfigError, Interrupted, WebwiseError
@@ -155,14 +155,20 @@ def _shape_problem(record: Any) -> str | None:
     for trial in record.get("trials") or ():
         if "raw_reward" in trial and (trial["raw_reward"] is None or not _number(trial["raw_reward"])):
             return "a trial's raw_reward is not a number"
+        if type(trial.get("trial", 0)) is not int or type(trial.get("success", False)) is not bool:
+            return "a trial's number or success is not as a bench writes it"
         reflection = trial.get("reflection")
         if not (reflection is None or (type(reflection) is dict and _object_list(reflection.get("prompt")))):
             return "a trial's review is not as a bench writes it"
     for step in record.get("trace") or ():
-        if not _object_list(step.get("prompt")) or not _object_list(step.get("actions")):
-            return "a step's prompt or actions are not lists of objects"
-        if not all(_number(step.get(name)) for name in ("index", "trial")):
-            return "a step's index or trial is not a number"
+        if not all(_object_list(step.get(name)) for name in ("prompt", "actions", "observation")):
+            return "a step's prompt, actions or observation is not a list of objects"
+        if not all(type(step.get(name, 0)) is int for name in ("index", "trial")):
+            return "a step's index or trial is not a whole number"
+        if not all(type(step.get(name)) in (str, type(None)) for name in ("program", "error")):
+            return "a step's program or error is not a text"
+        if not all(type(action.get("args", [])) in (list, type(None)) for action in step.get("actions") or ()):
+            return "an action's args are not a list"
     if not all(_number(call.get(name)) for call in record.get("calls") or () for name in _CALL_NUMBERS):
         return "a model call's costs are not numbers"
     return None
@@ -180,7 +186,7 @@ def read_results(path: Path, *, repair: bool = False) -> list[dict[str, Any]]:
     data = path.read_bytes()
     complete, _, torn = data.rpartition(b"\n")
     if torn and repair:
-        with path.open("r+b") as handle:
+        with os.fdopen(open_own(path, os.O_RDWR), "r+b") as handle:
             handle.truncate(len(complete) + 1 if complete or data.startswith(b"\n") else 0)
     records = []
     for number, line in enumerate(complete.split(b"\n") if complete else [], start=1):
@@ -212,7 +218,7 @@ class ResultsFile:
         os.close(self._open())  # a path that cannot be written fails before any episode runs
 
     def _open(self) -> int:
-        return os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        return open_own(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
 
     def append(self, record: dict[str, Any]) -> None:
         data = (json_text(record) + "\n").encode("utf-8")  # a program's lone surrogate too
@@ -561,13 +567,7 @@ class Bench(Pool):
 @contextlib.contextmanager
 def _exclusive(out: Path) -> Iterator[None]:
     """One bench per output directory at a time: a second one would run the same episodes."""
-    lock = out / ".bench.lock"
-    try:  # never through a link planted there, never truncating: the folder may be someone else's
-        handle = os.open(lock, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
-    except OSError as exc:
-        link = " (a link: remove it)" if lock.is_symlink() else ""
-        raise ConfigError(f"cannot lock {lock}: {exc.strerror}{link}") from None
-    with os.fdopen(handle) as stream:
+    with os.fdopen(open_own(out / ".bench.lock", os.O_RDWR | os.O_CREAT)) as stream:
         try:
             fcntl.flock(stream, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

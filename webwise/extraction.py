@@ -375,5 +375,8 @@ def chars_past_block(reply: str) -> int:
     the program anyway: a block closed without the newline the stop sequence waits for,
     then more text.
     """
-    match = _FENCE.search(reply[:MAX_REPLY_CHARS])
-    return len(reply) - match.end() if match else 0
+    read = reply[:MAX_REPLY_CHARS]
+    match = _FENCE.search(read)
+    if match is None or (match.end() == len(read) < len(reply)):  # no block, or none closes in what is read
+        return 0
+    return len(reply) - match.end()

@@ -149,7 +149,9 @@ def entry_from(episode: dict[str, Any]) -> dict[str, Any]:
     step does: the page the next program saw depends on it.
     """
     won = next(trial["trial"] for trial in episode["trials"] if trial["success"])
-    steps = [{"observation": step["observation"], "program": step["program"]} for step in episode["trace"]
+    # Records from before the flags were kept lack them on elements: unflagged, as the page showed.
+    steps = [{"observation": [{"clicked": False, "modified": False, **element} for element in step["observation"]],
+              "program": step["program"]} for step in episode["trace"]
              if step["trial"] == won and step["program"] is not None
              and (step["error"] is None or step.get("changed", False))]
     return {

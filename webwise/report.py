@@ -319,7 +319,7 @@ class _Blobs:
         of the bench's PNGs: a report is the file people share, and a link planted among the
         screenshots of a folder someone handed over would put any file it reaches into it."""
         path = self.screenshots / Path(name).name
-        if path.is_symlink() or not path.is_file():
+        if self.screenshots.is_symlink() or path.is_symlink() or not path.is_file():
             return None
         data = path.read_bytes()
         if not data.startswith(_PNG):

@@ -17,11 +17,12 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from webwise.atomic import replace_file
+from webwise.atomic import open_own, replace_file
 from webwise.errors import ConfigError
 from webwise.examples import CHECKOUT, INCONTEXT, Example, Step, read_step
 from webwise.extraction import normal
@@ -56,7 +57,7 @@ def _read(path: Path) -> list[dict[str, Any]]:
 
 def _check_entry(where: str, entry: Any) -> None:
     if not isinstance(entry, dict) or not isinstance(entry.get("instruction"), str):
-        raise ConfigError(f"{where}: expected an object with 'instruction', 'steps' and 'provenance'")
+        raise ConfigError(f"{where}: expected an object with 'instruction' and 'steps'")
     if not isinstance(entry.get("steps"), list) or not entry["steps"]:
         raise ConfigError(f"{where}: 'steps' must be a non-empty list")
     for number, step in enumerate(entry["steps"], 1):
@@ -189,7 +190,7 @@ def twin(task: str, entry: dict[str, Any], directory: Path | None = None) -> dic
 @contextlib.contextmanager
 def _locked(directory: Path) -> Iterator[None]:
     directory.mkdir(parents=True, exist_ok=True)
-    with open(directory / ".lock", "a") as handle:
+    with os.fdopen(open_own(directory / ".lock", os.O_WRONLY | os.O_APPEND | os.O_CREAT), "a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
             yield
@@ -202,6 +203,7 @@ def add(task: str, entry: dict[str, Any], directory: Path | None = None) -> str:
 
     One of ``"kept"``, ``"duplicate"``, ``"full"``.
     """
+    _check_entry(f"the example of {task} to store", entry)  # never write what the store's reader refuses
     directory = directory or DEFAULT_STORE
     with _locked(directory):
         path = task_file(task, directory)

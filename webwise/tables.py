@@ -389,7 +389,7 @@ def _md_text(text: str) -> str:
 
 def _csv_text(text: str) -> str:
     """A name as a CSV cell no spreadsheet runs: one that starts like a formula gets a ``'``."""
-    return "'" + text if len(text) > 1 and text[0] in "=+-@" else text
+    return "'" + text if len(text) > 1 and text[0] in "=+-@\t\r" else text
 
 
 CSV_FIELDS = ("level", "name", "group", "llm", "method", "examples", "trials", "episodes", "first_trial_successes",
