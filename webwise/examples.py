@@ -92,16 +92,19 @@ def load_example(path: Path | str) -> Example:
     note = data.get("note", "")
     if not isinstance(note, str):
         raise ConfigError(f"{path}: 'note' must be a string")
-    raw_steps = data.get("steps")
-    if not isinstance(raw_steps, list) or not raw_steps:
-        raise ConfigError(f"{path}: 'steps' must be a non-empty list")
-    steps = tuple(read_step(f"{path}: step {number}", raw) for number, raw in enumerate(raw_steps, 1))
+    steps = read_steps(str(path), data.get("steps"))
     return Example(task=data["task"], instruction=data["instruction"], steps=steps, note=note)
 
 
-def read_step(where: str, raw: Any) -> Step:
-    """A step of an example file (hand-written or stored) as the prompt shows it; anything else
+def read_steps(where: str, raw_steps: Any) -> tuple[Step, ...]:
+    """The steps of an example (hand-written or stored) as the prompt shows them; anything else
     is a one-line :class:`ConfigError` starting with ``where``, before a browser starts."""
+    if not isinstance(raw_steps, list) or not raw_steps:
+        raise ConfigError(f"{where}: 'steps' must be a non-empty list")
+    return tuple(_step(f"{where}, step {number}", raw) for number, raw in enumerate(raw_steps, 1))
+
+
+def _step(where: str, raw: Any) -> Step:
     if not isinstance(raw, dict):
         raise ConfigError(f"{where}: expected an object with 'observation' and 'program'")
     program = raw.get("program")

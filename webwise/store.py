@@ -24,7 +24,7 @@ from typing import Any, Iterator
 
 from webwise.atomic import open_own, replace_file
 from webwise.errors import ConfigError
-from webwise.examples import CHECKOUT, INCONTEXT, Example, Step, read_step
+from webwise.examples import CHECKOUT, INCONTEXT, Example, Step, read_steps
 from webwise.extraction import normal
 from webwise.tasks import PAPER48, all_tasks, check_task
 
@@ -58,10 +58,7 @@ def _read(path: Path) -> list[dict[str, Any]]:
 def _check_entry(where: str, entry: Any) -> None:
     if not isinstance(entry, dict) or not isinstance(entry.get("instruction"), str):
         raise ConfigError(f"{where}: expected an object with 'instruction' and 'steps'")
-    if not isinstance(entry.get("steps"), list) or not entry["steps"]:
-        raise ConfigError(f"{where}: 'steps' must be a non-empty list")
-    for number, step in enumerate(entry["steps"], 1):
-        read_step(f"{where}, step {number}", step)
+    read_steps(where, entry.get("steps"))
     provenance = entry.get("provenance", {})
     if not isinstance(provenance, dict) or not isinstance(entry.get("note", ""), str):
         raise ConfigError(f"{where}: 'provenance' must be an object and 'note' a string")
