@@ -231,6 +231,10 @@ PIPE = "TypeError: {}() arguments must be plain data (non-finite float)"
     ("click_at(True, 10)", "ActionError: click_at() expects x as a number, not bool"),
     ("click_at('10', 10)", "ActionError: click_at() expects x as a number, not str"),
     ("drag_to('button', 'ONE', 10, [3])", "ActionError: drag_to() expects y as a number, not list"),
+    ("drag_to('button', 'ONE', 'input_text', 'tt')", "ActionError: drag_to() drops at a point (x, y) of the page, "
+     "not on an element; to drop on an element, write drag('button', 'ONE', 'input_text', 'tt')"),
+    ("drag_to('button', 'ONE', '10', 20)", "ActionError: drag_to() expects x as a number, not str"),
+    ("drag_to('button', 'ONE', 'b' * 3000, 'x')", "ActionError: drag_to(): x is longer than 2000 characters"),
     ("drag_to('button', 'ONE', 10, 5000)", "ActionError: drag_to(): the point (10, 5000) is outside the window"),
     ("draw([(1, 2)] * 10 ** 5)", "ActionError: draw() takes 2 to 200 points, not 100000"),
     ("draw([(10, 10)])", "ActionError: draw() takes 2 to 200 points, not 1"),
@@ -252,7 +256,7 @@ PIPE = "TypeError: {}() arguments must be plain data (non-finite float)"
     ("enter_text('a\\ue035')", "ActionError: enter_text(): text holds a character U+E000-U+F8FF"),
     ("press_key('Control+\\ue035')", "ActionError: press_key(): key holds a character U+E000-U+F8FF"),
     # The paper's spellings return their arguments as data: only bounded text, never the program's own.
-    ("click_action1([[['deep']]], 'x', observation)", "ActionError: click() expects each argument as a string, not list"),
+    ("click_action1([[['deep']]], 'x', observation)", "ActionError: click_action1() expects each argument as a string, not list"),
 ])
 def test_bad_arguments_are_refused_in_one_line(session: webwise.Session, call: str, error: str) -> None:
     step = only_step(run(session, "button-delay", 0, call))

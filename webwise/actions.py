@@ -349,6 +349,8 @@ class Executor:
 
     def drag_to(self, tag: str, text: str, x: float, y: float) -> list[dom.Element]:
         tag, text = _text_arg("drag_to", "tag", tag), _text_arg("drag_to", "text", text)
+        if isinstance(x, str) and isinstance(y, str):
+            raise ActionError(_drag_advice(tag, text, _text_arg("drag_to", "x", x), _text_arg("drag_to", "y", y)))
         point = _point_arg("drag_to()", x, y)
         return self._perform("drag_to", [tag, text, *point], lambda: self._drag("drag_to", tag, text, point))
 
@@ -369,11 +371,12 @@ class Executor:
     # -- the paper's spellings ----------------------------------------------------
 
     @staticmethod
-    def make_action(kind: str, *args: Any) -> dict[str, Any]:
-        """``click_action1`` and friends: an action as data, performed by ``env.step``. The
-        arguments are checked as the action's own, so what goes back to the program is bounded
-        text, never the program's own data echoed (a list nested to the pipe's depth limit)."""
-        return {"action": kind, "args": [_text_arg(kind, "each argument", arg) for arg in args]}
+    def make_action(spelling: str, kind: str, *args: Any) -> dict[str, Any]:
+        """``click_action1`` and friends (``spelling``): an action as data, performed by
+        ``env.step``. The arguments are checked as the action's own, so what goes back to the
+        program is bounded text, never the program's own data echoed (a list nested to the
+        pipe's depth limit); a refusal names the function the program called."""
+        return {"action": kind, "args": [_text_arg(spelling, "each argument", arg) for arg in args]}
 
     def step(self, action: Any) -> tuple[list[dom.Element], float, bool, bool, dict[str, Any]]:
         """``env.step(action)``: perform an action made by ``click_action1`` and friends."""
@@ -782,6 +785,14 @@ def _number_arg(call: str, name: str, value: Any) -> float:
     if not math.isfinite(number):
         raise ActionError(f"{call} expects {name} as a finite number, not {value!r:.40}")
     return number
+
+
+def _drag_advice(tag: str, text: str, to_tag: str, to_text: str) -> str:
+    """What ``drag_to`` given an element where its point goes meant: the 1.5B writes
+    ``drag_to('circle', 'yellow', 'rect', '#shape-container')`` for ``drag``, again and again
+    when told only that x is not a number."""
+    return (f"drag_to() drops at a point (x, y) of the page, not on an element; to drop on an element, "
+            f"write drag{(tag, text, to_tag, to_text)!r}")
 
 
 def _point_arg(call: str, x: Any, y: Any) -> tuple[float, float]:

@@ -409,9 +409,9 @@ class ActionHandler:
             "draw": executor.draw,
             "select_text": executor.select_text,
             "wait": executor.wait,
-            "click_action1": lambda tag, text, observation=None: make("click", tag, text),
-            "enter_text_action": lambda text, observation=None: make("enter_text", text),
-            "scroll_action1": lambda text, observation=None: make("scroll", text),
+            "click_action1": lambda tag, text, observation=None: make("click_action1", "click", tag, text),
+            "enter_text_action": lambda text, observation=None: make("enter_text_action", "enter_text", text),
+            "scroll_action1": lambda text, observation=None: make("scroll_action1", "scroll", text),
             "env.step": lambda action: list(executor.step(action)),
         }
 
