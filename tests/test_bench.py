@@ -274,6 +274,31 @@ def test_a_run_beyond_the_papers_tasks_stands_beside_agentlab_counted_both_ways(
     assert "| AgentLab GenericAgent, GPT-4o | 125 | 625 |  | 0.638 |" in section
 
 
+def test_auto_episodes_and_the_zero_shot_ones_of_the_other_tasks_make_the_self_taught_column() -> None:
+    """A harvest from a zero-shot run gives some tasks an example; ``auto`` runs again only on
+    those (the others' prompts would not change). The run's self-taught number takes each task's
+    ``auto`` episodes where it has them, else its ``none`` ones, and stands beside the paper's ACG."""
+    zero_shot = [record("click-button", False, examples="none"), record("click-dialog", True, examples="none"),
+                 record("enter-time", False, examples="none"), record("use-slider", False, examples="none")]
+    taught = [record("click-button", True, examples="auto"), record("click-dialog", True, examples="auto")]
+    other_model = [{**record("enter-time", True, examples="none"), "llm": "other"}]
+    computed = tables.compute(zero_shot + taught + other_model)
+    combined = tables.ColumnSet("m", "webwise", tables.SELF_TAUGHT)
+    assert list(computed.groups) == [tables.ColumnSet("m", "webwise", "auto"), combined,
+                                     tables.ColumnSet("m", "webwise", "none"), tables.ColumnSet("other", "webwise", "none")]
+    assert {r.name: r.success_text for r in computed.tasks[combined]} == {
+        "click-button": "1.00 (1/1)", "click-dialog": "1.00 (1/1)", "enter-time": "0.00 (0/1)",
+        "use-slider": "0.00 (0/1)"}
+    groups = {r.name: (r.success_text, r.paper) for r in computed.groups[combined]}
+    assert groups["1"] == ("1.00 (2/2)", 0.86) and groups["all"] == ("0.50 (2/4)", None)
+    text = tables.markdown(computed)
+    section = text[text.index("## webwise / auto+none"):text.index("## webwise / none")]
+    assert tables.SELF_TAUGHT_NOTE in section
+    assert "group,all,all,m,webwise,auto+none,1,4,2,2,0.5000" in tables.to_csv(computed)
+    # Without tasks left to the zero-shot run, the auto column set says it all: no copy of it.
+    assert tables.SELF_TAUGHT not in {c.examples for c in tables.compute(taught + zero_shot[:2]).groups}
+
+
 def _chromium_pids(ancestor: int) -> set[int]:
     """Chromium main processes started (through chromedriver) by this test process."""
     parents = {}

@@ -262,6 +262,8 @@ def _tables(computed: tables.Tables) -> str:
              "ACG for <code>webwise / auto</code>.</p>"]
     for column, rows in computed.groups.items():
         parts.append(f"<h3>{html_text(column.label(computed.many_llms))}</h3>")
+        if column.examples == tables.SELF_TAUGHT:
+            parts.append(f"<p>{html_text(tables.SELF_TAUGHT_NOTE)}</p>")
         parts.append(_table(tables.group_header(column.trials), map(tables.group_cells, rows)))
         if column in computed.suite:
             parts.append(f"<p>By group, whole suite. {html_text(tables.SUITE_NOTE)}</p>")

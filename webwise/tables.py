@@ -14,7 +14,7 @@ from __future__ import annotations
 import csv
 import io
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
 from webwise.provenance import described
@@ -51,6 +51,14 @@ AGENTLAB_EPISODES = (125, 625)
 #: Tasks of the installed MiniWoB++ that AgentLab's list of 125 (``miniwob_tasks_all.csv``)
 #: lacks, added to the suite after it: the comparison with its numbers leaves them out.
 NOT_IN_AGENTLAB = frozenset({"button-delay", "chase-circle", "hover-shape", "moving-items", "simon-says"})
+
+
+#: The example mode of the derived column set that shows what a harvest taught a whole run:
+#: the ``auto`` episodes of the tasks they ran on, the ``none`` episodes of the other tasks.
+SELF_TAUGHT = "auto+none"
+SELF_TAUGHT_NOTE = ("`auto+none` is what `--examples auto` gives over the whole run: its episodes for the tasks it "
+                    "ran on (the store has an example of them), the `none` episodes of the same model and settings "
+                    "for the rest, whose prompts `auto` would not change. The paper's ACG row is of this kind.")
 
 
 @dataclass(frozen=True)
@@ -183,7 +191,7 @@ def cost(records: Iterable[dict[str, Any]]) -> Cost | None:
 
 def paper_rate(method: str, examples: str, group: str) -> float | None:
     """The paper's gpt-3.5 success rate for this method, example mode and group, if it has one."""
-    if examples == "auto":
+    if examples in ("auto", SELF_TAUGHT):
         return PAPER_GPT35["auto"][0].get(group) if method == "webwise" else None
     k = {"manual": 1, "none": 0}.get(examples)
     return None if k is None else PAPER_GPT35.get(method, {}).get(k, {}).get(group)
@@ -250,6 +258,22 @@ def _paper_order(task: str) -> tuple[int, int, str]:
     return rank, within, task
 
 
+def _self_taught(by_set: dict[ColumnSet, list[dict[str, Any]]]) -> dict[ColumnSet, list[dict[str, Any]]]:
+    """The :data:`SELF_TAUGHT` column sets: for each ``auto`` one with a ``none`` twin (same
+    model, method, trials and guards) that ran tasks it did not, its episodes and the twin's
+    of those tasks. A run harvests from its zero-shot episodes and runs ``auto`` again only
+    on the tasks that got an example (the others' prompts would be the same), so this is
+    the run's self-taught number over all its tasks."""
+    derived = {}
+    for column, taught in by_set.items():
+        zero_shot = by_set.get(replace(column, examples="none"), []) if column.examples == "auto" else []
+        covered = {record["task"] for record in taught}
+        rest = [record for record in zero_shot if record["task"] not in covered]
+        if rest and (combined := replace(column, examples=SELF_TAUGHT)) not in by_set:
+            derived[combined] = [*taught, *rest]
+    return derived
+
+
 def compute(records: Iterable[dict[str, Any]]) -> Tables:
     """Group episode records into column sets and aggregate per task and per group."""
     by_set: dict[ColumnSet, list[dict[str, Any]]] = {}
@@ -259,6 +283,7 @@ def compute(records: Iterable[dict[str, Any]]) -> Tables:
         column = ColumnSet(record["llm"], record["method"], record["examples"], int(record.get("max_trials", 1)),
                            bool(record.get("guards", True)))
         by_set.setdefault(column, []).append(record)
+    by_set.update(_self_taught(by_set))
     groups: dict[ColumnSet, list[Row]] = {}
     tasks: dict[ColumnSet, list[Row]] = {}
     costs: dict[ColumnSet, Cost] = {}
@@ -336,7 +361,7 @@ def markdown(tables: Tables) -> str:
                 ""]
     for column, rows in tables.groups.items():
         out += [f"## {_md_text(column.label(tables.many_llms))}", "",
-                "### By group", "", _md_table(group_header(column.trials), map(group_cells, rows)), ""]
+                *[SELF_TAUGHT_NOTE, ""] * (column.examples == SELF_TAUGHT), "### By group", "", _md_table(group_header(column.trials), map(group_cells, rows)), ""]
         if column in tables.suite:
             out += ["### By group, whole suite", "", SUITE_NOTE, "",
                     _md_table(group_header(column.trials, paper=False), map(suite_cells, tables.suite[column])), ""]
