@@ -178,3 +178,23 @@ def test_hostile_record_text_is_shown_as_text_and_never_runs(page: Any) -> None:
     assert page.execute_script(  # no script ran, no element was injected: the one image is the step's screenshot
         "return [window.pwned, document.title, Array.from(document.images).map(i => i.className)];") == [
         None, "webwise bench report", ["screenshot"]]
+
+
+def test_a_whole_suite_run_taught_by_its_harvest_shows_every_table_of_tables_md(report: Path, browser: Any,
+                                                                             tmp_path: Path) -> None:
+    """The report's tables are those of tables.md: a run beyond the 48 stands beside AgentLab,
+    and one whose store taught some tasks has its self-taught column set, with what it means."""
+    records = [json.loads(line) for line in (report.parent / "results.jsonl").read_text().splitlines()]
+    solved = next(r for r in records if r["task"] == "click-button" and not r.get("infra_error"))
+    outside = {**solved, "task": "ascending-numbers"}  # beyond the 48: compared with AgentLab
+    taught = {**solved, "examples": "auto"}
+    (tmp_path / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in (solved, outside, taught)))
+    assert main(["report", str(tmp_path)]) == 0
+    browser.get((tmp_path / "report.html").as_uri())
+    paragraphs = [p.text for p in browser.find_elements(By.TAG_NAME, "p")]
+    assert any(p.startswith("`auto+none` is what `--examples auto` gives") for p in paragraphs)
+    assert any(p.startswith("Beside AgentLab. AgentLab's rows are") for p in paragraphs)
+    rows = [row.text for row in browser.find_elements(By.CSS_SELECTOR, "tbody tr")]
+    assert "AgentLab GenericAgent, GPT-4o 125 625 0.638" in rows
+    assert "this run, trial 1 2 2 1.00 (2/2) 1.00 (2/2)" in rows
+    assert (tmp_path / "tables.md").read_text().count("### Beside AgentLab") == 2  # none, auto+none

@@ -269,6 +269,9 @@ def _tables(computed: tables.Tables) -> str:
             parts.append(f"<p>By group, whole suite. {html_text(tables.SUITE_NOTE)}</p>")
             parts.append(_table(tables.group_header(column.trials, paper=False),
                                 map(tables.suite_cells, computed.suite[column])))
+        if column in computed.agentlab:
+            parts.append(f"<p>Beside AgentLab. {html_text(tables.AGENTLAB_NOTE)}</p>")
+            parts.append(_table(list(tables.AGENTLAB_HEADER), tables.agentlab_rows(*computed.agentlab[column])))
         if column in computed.costs:
             parts.append("<p>Model calls (means per call the model ran):</p>")
             parts.append(_table(list(tables.Cost.HEADER), [computed.costs[column].cells()]))

@@ -366,7 +366,8 @@ def markdown(tables: Tables) -> str:
             out += ["### By group, whole suite", "", SUITE_NOTE, "",
                     _md_table(group_header(column.trials, paper=False), map(suite_cells, tables.suite[column])), ""]
         if column in tables.agentlab:
-            out += _beside_agentlab(*tables.agentlab[column])
+            out += ["### Beside AgentLab", "",
+                    _md_table(list(AGENTLAB_HEADER), agentlab_rows(*tables.agentlab[column])), "", AGENTLAB_NOTE, ""]
         if column in tables.costs:
             out += ["### Model calls", "", _md_table(list(Cost.HEADER), [tables.costs[column].cells()]), ""]
         out += ["### By task", "", _md_table(task_header(column.trials), map(task_cells, tables.tasks[column])), ""]
@@ -378,7 +379,15 @@ SUITE_NOTE = ("Every task grouped by the paper's rule, the API calls its referen
               "solves in full, each listed with the reason by `webwise tasks`.")
 
 
-def _beside_agentlab(total: Row, tasks: int) -> list[str]:
+AGENTLAB_HEADER = ("", "tasks", "episodes", "success: full reward", "success: reward > 0")
+AGENTLAB_NOTE = ("AgentLab's rows are its published MiniWoB++ numbers (125 tasks x 5 seeds, one attempt of one "
+                 "action per step, success when the raw reward is above 0, so a partial reward counts). `reward > 0` "
+                 "counts this run their way; `full reward` is this project's success. Trial 1 is the single attempt "
+                 "they made; neither side has a time limit that binds. This run's rows count its episodes of "
+                 f"AgentLab's tasks only: the suite has since added {', '.join(sorted(NOT_IN_AGENTLAB))}.")
+
+
+def agentlab_rows(total: Row, tasks: int) -> list[list[str]]:
     """A run beyond the paper's tasks next to AgentLab's whole-suite numbers, counted both ways."""
     def rate(count: int) -> str:
         return f"{count / total.episodes:.2f} ({count}/{total.episodes})" if total.episodes else "-"
@@ -390,13 +399,7 @@ def _beside_agentlab(total: Row, tasks: int) -> list[str]:
                      rate(total.rewarded)])
     theirs = [[f"AgentLab GenericAgent, {model}", *map(str, AGENTLAB_EPISODES), "", f"{value:.3f}"]
               for model, value in AGENTLAB_MINIWOB.items()]
-    return ["### Beside AgentLab", "",
-            _md_table(["", "tasks", "episodes", "success: full reward", "success: reward > 0"], ours + theirs), "",
-            "AgentLab's rows are its published MiniWoB++ numbers (125 tasks x 5 seeds, one attempt of one "
-            "action per step, success when the raw reward is above 0, so a partial reward counts). `reward > 0` "
-            "counts this run their way; `full reward` is this project's success. Trial 1 is the single attempt "
-            "they made; neither side has a time limit that binds. This run's rows count its episodes of "
-            f"AgentLab's tasks only: the suite has since added {', '.join(sorted(NOT_IN_AGENTLAB))}.", ""]
+    return ours + theirs
 
 
 def _md_table(header: list[str], rows: Iterable[list[str]]) -> str:
