@@ -99,7 +99,7 @@ def draw(points: list[tuple[float, float]]) -> Observation:
 
 
 def select_text(text: str) -> Observation:
-    """Select the first occurrence of `text` on the page, as dragging across it would.
+    """Select `text` on the page, as dragging across it would: a whole element's text first.
 
     Example: select_text('blue whale')
     """

@@ -209,6 +209,17 @@ def test_select_text_selects_as_a_drag_would(session: webwise.Session, seed: int
     assert record["success"], step
 
 
+def test_select_text_takes_an_element_reading_exactly_the_text_before_a_longer_one(
+        session: webwise.Session) -> None:
+    """choose-list at this seed lists Alexandra before Alexa: the first occurrence of "Alexa" is
+    inside the wrong option, which a program reading the name from the task then chose."""
+    program = "import re\nselect_text(re.search(r'Select (.+?) from', task).group(1))\nclick('button', 'Submit')"
+    record = run(session, "choose-list", 100000, program)
+    options = [e["text"] for e in only_step(record)["observation"] if e["tag"] == "option"]
+    assert options.index("Alexandra") < options.index("Alexa") and record["utterance"].startswith("Select Alexa ")
+    assert record["success"], only_step(record)
+
+
 def test_select_text_of_a_text_the_page_lacks_is_an_error(session: webwise.Session) -> None:
     step = only_step(run(session, "highlight-text", 0, "select_text('no such words here at all')"))
     assert step["error"] == "ActionError: select_text('no such words here at all'): the page shows no such text"

@@ -139,15 +139,17 @@ el.dispatchEvent(new Event('input', {bubbles: true}));
 el.dispatchEvent(new Event('change', {bubbles: true}));
 """
 
-# Select the first occurrence of arguments[0] in the text of the task's area (the page
-# without its instruction), across text nodes, else in a text field's value; when it is an
-# option of a list, choose that option, as clicking it does. Returns the tag of the element
-# the selection starts in, or null.
+# Select arguments[0] in the text of the task's area (the page without its instruction): a
+# text node that is all of it (trimmed), else its first occurrence across text nodes, else in a
+# text field's value; when it is an option of a list, choose that option, as clicking it does
+# (the first occurrence of "Alexa" is in an earlier option "Alexandra"). Returns the tag of the
+# element the selection starts in, or null.
 _SELECT_JS = _CHOOSE_JS + """
 var wanted = arguments[0], root = document.getElementById('area') || document.body;
 var walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT), nodes = [], text = '', node;
 while ((node = walker.nextNode())) { nodes.push([node, text.length]); text += node.data; }
-var at = text.indexOf(wanted);
+var whole = nodes.find(function (entry) { return entry[0].data.trim() === wanted; });
+var at = whole ? whole[1] + whole[0].data.indexOf(wanted) : text.indexOf(wanted);
 if (at >= 0) {
   var end = at + wanted.length, range = document.createRange();
   for (var i = 0; i < nodes.length; i++) {
