@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -532,15 +533,40 @@ def test_a_bench_run_s_solved_episodes_become_examples_without_the_model(
     assert (provenance["seed"], provenance["trial"], provenance["examples"]) == (0, 0, "none")
     assert provenance["llm"] == f"replay:{tmp_path / 'bench-none.json'}"
     assert provenance["check_seeds"] == [100000, 100001, 100002]
-    assert provenance["imported_from"] == str(out / "results.jsonl") and provenance["imported_with"]
+    assert provenance["imported_from"] == "../bench/results.jsonl" and provenance["imported_with"]
     assert entry["steps"][0]["program"].endswith("click('button', re.search(r'\"(.*)\"', task).group(1))")
     lines = journal(store_dir)
     assert {record_key(line) for line in lines} == {record_key(r) for r in read_results(out / "results.jsonl")}
-    assert all(line["imported_from"] == str(out / "results.jsonl") for line in lines)
+    assert all(line["imported_from"] == "../bench/results.jsonl" for line in lines)
 
     assert main(["harvest", "--from-results", str(out / "results.jsonl"), "--tasks", "click-button",
                  "--store", str(store_dir)]) == 0
     assert "2 episodes of" in capsys.readouterr().err and len(journal(store_dir)) == 4
+
+
+def test_a_store_moved_with_the_run_it_learnt_from_resumes_where_it_was(tmp_path: Path) -> None:
+    """A store committed beside its bench run (benchmarks/results/...) is resumed from another
+    clone: the journal names the results file from the store, so nothing is looked at twice.
+    A journal that named it by its absolute path, as earlier versions wrote, still counts."""
+    replies = {"click-button": [GENERAL]}
+    (tmp_path / "here").mkdir()
+    bench_run(tmp_path / "here", replies, seeds=2)
+    [first] = import_results(tmp_path / "here" / "bench", store_dir=tmp_path / "here" / "store",
+                             progress=io.StringIO())
+    assert (first.episodes, first.kept) == (2, 1)
+    shutil.move(tmp_path / "here", tmp_path / "clone")
+    progress = io.StringIO()
+    [again] = import_results(tmp_path / "clone" / "bench", store_dir=tmp_path / "clone" / "store", progress=progress)
+    assert "2 episodes of" in progress.getvalue() and "2 already in" in progress.getvalue()
+    assert (again.episodes, again.kept, again.duplicates) == (2, 1, 1) and len(journal(tmp_path / "clone" / "store")) == 2
+
+    absolute = tmp_path / "clone" / "store" / JOURNAL
+    results = str((tmp_path / "clone" / "bench" / "results.jsonl").resolve())
+    absolute.write_text("".join(json.dumps({**line, "imported_from": results}) + "\n"
+                                for line in journal(tmp_path / "clone" / "store")))
+    progress = io.StringIO()
+    import_results(tmp_path / "clone" / "bench", store_dir=tmp_path / "clone" / "store", progress=progress)
+    assert "2 already in" in progress.getvalue()
 
 
 def test_importing_a_bench_run_again_looks_only_at_its_new_episodes(tmp_path: Path) -> None:

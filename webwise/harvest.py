@@ -29,6 +29,7 @@ a bench run's zero-shot episodes as if a harvest had run them.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -546,6 +547,10 @@ class Import(_WithoutModel):
         if not config.tasks:
             config = replace(config, tasks=list(dict.fromkeys(record["task"] for record in self.records)))
         super().__init__(config, "import")
+        #: The file as the journal and the stored examples name it (``imported_from``): its path
+        #: from the store's folder, so a store committed beside the run it learnt from resumes in
+        #: any clone; journals written before named it by its absolute path, which still counts.
+        self.source_name = os.path.relpath(self.source, self.store_dir.resolve())
 
     def run(self) -> int:
         """0 when every episode of the file was learnt from; 1 when a check failed outside the
@@ -569,7 +574,7 @@ class Import(_WithoutModel):
 
     def _mine(self, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The journal records of this file's episodes."""
-        return [record for record in records if record.get("imported_from") == str(self.source)]
+        return [record for record in records if record.get("imported_from") in (self.source_name, str(self.source))]
 
     def perform(self, session: Session, job: Job) -> dict[str, Any]:
         """The episode's journal record: its candidate checked and stored, as a harvest's would be."""
@@ -590,7 +595,7 @@ class Import(_WithoutModel):
         episode = self.queued[id(job)]
         record = _journal_record(job, episode["llm"], int(episode.get("max_trials", 1)),
                                  bool(episode.get("guards", True)), code_of(episode))
-        record.update(imported_from=str(self.source), imported_with=code_version())
+        record.update(imported_from=self.source_name, imported_with=code_version())
         return record
 
 
