@@ -52,7 +52,8 @@ def _looping(statements: list[str], least: int) -> bool:
     for period in range(1, min(MAX_PERIOD, len(statements)) + 1):
         block = statements[-period:]
         repeats = 1
-        while len(statements) >= (repeats + 1) * period and statements[-(repeats + 1) * period:-repeats * period] == block:
+        while (len(statements) >= (repeats + 1) * period
+               and statements[-(repeats + 1) * period:-repeats * period] == block):
             repeats += 1
         if repeats >= MIN_REPEATS and repeats * period >= least:
             return True

@@ -285,7 +285,8 @@ def test_auto_episodes_and_the_zero_shot_ones_of_the_other_tasks_make_the_self_t
     computed = tables.compute(zero_shot + taught + other_model)
     combined = tables.ColumnSet("m", "webwise", tables.SELF_TAUGHT)
     assert list(computed.groups) == [tables.ColumnSet("m", "webwise", "auto"), combined,
-                                     tables.ColumnSet("m", "webwise", "none"), tables.ColumnSet("other", "webwise", "none")]
+                                     tables.ColumnSet("m", "webwise", "none"),
+                                     tables.ColumnSet("other", "webwise", "none")]
     assert {r.name: r.success_text for r in computed.tasks[combined]} == {
         "click-button": "1.00 (1/1)", "click-dialog": "1.00 (1/1)", "enter-time": "0.00 (0/1)",
         "use-slider": "0.00 (0/1)"}

@@ -558,7 +558,8 @@ def test_a_store_moved_with_the_run_it_learnt_from_resumes_where_it_was(tmp_path
     progress = io.StringIO()
     [again] = import_results(tmp_path / "clone" / "bench", store_dir=tmp_path / "clone" / "store", progress=progress)
     assert "2 episodes of" in progress.getvalue() and "2 already in" in progress.getvalue()
-    assert (again.episodes, again.kept, again.duplicates) == (2, 1, 1) and len(journal(tmp_path / "clone" / "store")) == 2
+    assert (again.episodes, again.kept, again.duplicates) == (2, 1, 1)
+    assert len(journal(tmp_path / "clone" / "store")) == 2
 
     absolute = tmp_path / "clone" / "store" / JOURNAL
     results = str((tmp_path / "clone" / "bench" / "results.jsonl").resolve())

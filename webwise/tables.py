@@ -266,10 +266,12 @@ def _self_taught(by_set: dict[ColumnSet, list[dict[str, Any]]]) -> dict[ColumnSe
     the run's self-taught number over all its tasks."""
     derived = {}
     for column, taught in by_set.items():
-        zero_shot = by_set.get(replace(column, examples="none"), []) if column.examples == "auto" else []
+        combined = replace(column, examples=SELF_TAUGHT)
+        if column.examples != "auto" or combined in by_set:
+            continue
         covered = {record["task"] for record in taught}
-        rest = [record for record in zero_shot if record["task"] not in covered]
-        if rest and (combined := replace(column, examples=SELF_TAUGHT)) not in by_set:
+        rest = [record for record in by_set.get(replace(column, examples="none"), []) if record["task"] not in covered]
+        if rest:
             derived[combined] = [*taught, *rest]
     return derived
 
@@ -360,8 +362,10 @@ def markdown(tables: Tables) -> str:
         out += ["Episodes by code version: " + _md_text(", ".join(f"{code} {n}" for code, n in tables.code.items())),
                 ""]
     for column, rows in tables.groups.items():
-        out += [f"## {_md_text(column.label(tables.many_llms))}", "",
-                *[SELF_TAUGHT_NOTE, ""] * (column.examples == SELF_TAUGHT), "### By group", "", _md_table(group_header(column.trials), map(group_cells, rows)), ""]
+        out += [f"## {_md_text(column.label(tables.many_llms))}", ""]
+        if column.examples == SELF_TAUGHT:
+            out += [SELF_TAUGHT_NOTE, ""]
+        out += ["### By group", "", _md_table(group_header(column.trials), map(group_cells, rows)), ""]
         if column in tables.suite:
             out += ["### By group, whole suite", "", SUITE_NOTE, "",
                     _md_table(group_header(column.trials, paper=False), map(suite_cells, tables.suite[column])), ""]
