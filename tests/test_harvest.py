@@ -705,7 +705,7 @@ def test_a_check_failing_outside_the_agent_is_journaled_under_the_episode_and_lo
     assert "import: 1 episodes ended on an infrastructure failure; the same command runs them again" in err
     [fault] = journal(store_dir)
     assert record_key(fault) == record_key(read_results(out / "results.jsonl")[0])
-    assert fault["infra_error"] == "the browser went away" and fault["imported_from"] == str(out / "results.jsonl")
+    assert fault["infra_error"] == "the browser went away" and fault["imported_from"] == "../bench/results.jsonl"
     assert main(["harvest", "--from-results", str(out), "--store", str(store_dir)]) == 0
     assert "1 to look at" in capsys.readouterr().err and store.count("click-button", store_dir) == 1
 
