@@ -138,6 +138,25 @@ def test_a_bench_reads_the_store_it_is_given(tmp_path: Path, stored: Path) -> No
     assert shown[("click-tab-2", "auto-near")] == [{"task": "click-tab", "number": 1, "source": "auto"}]
 
 
+def test_a_bench_of_the_stored_tasks_runs_those_the_store_taught(tmp_path: Path, stored: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """After a harvest, ``auto`` changes only the tasks the store has examples of: ``--tasks
+    stored`` names them, without a list to keep in step with the store by hand."""
+    replies = tmp_path / "replies.json"
+    replies.write_text(json.dumps({"*": [MISS] * 6}))
+    out = tmp_path / "out"
+    assert main(["bench", "--tasks", "stored", "--examples", "auto", "--store", str(stored),
+                 "--llm", f"replay:{replies}", "--max-steps", "1", "--out", str(out)]) == 0
+    assert [json.loads(line)["task"] for line in (out / "results.jsonl").read_text().splitlines()] == [
+        "click-dialog-2", "click-tab"]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    capsys.readouterr()
+    assert main(["bench", "--tasks", "stored", "--examples", "auto", "--store", str(empty),
+                 "--llm", f"replay:{replies}", "--out", str(tmp_path / "out2")]) == 2
+    assert capsys.readouterr().err == f"webwise: error: --tasks stored: the store {empty} holds no example yet\n"
+
+
 @pytest.mark.timeout(10)
 def test_an_instruction_of_unclosed_quotes_is_read_at_once() -> None:
     """A store's instructions come from files: unclosed quotes once took quadratic time."""

@@ -174,7 +174,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Append every episode to OUT/results.jsonl, then print the tables and write them to "
                     "OUT/tables.md and OUT/tables.csv. `webwise report OUT` regenerates the tables and writes "
                     "OUT/report.html. An episode is (task, seed, method, examples, llm, trials, guards).")
-    bench.add_argument("--tasks", required=True, help=TASKS_HELP)
+    bench.add_argument("--tasks", required=True,
+                       help=TASKS_HELP + "; stored: the tasks --store holds examples of (a run with --examples auto "
+                                         "after a harvest)")
     bench.add_argument("--seeds", type=positive_int, default=1, help="seeds per task (default 1)")
     bench.add_argument("--seed-start", type=seed, default=0, help="first seed (default 0)")
     bench.add_argument("--methods", type=choice_list(METHODS), default=["webwise"],
@@ -302,7 +304,7 @@ def choice_list(choices: Sequence[str]) -> Callable[[str], list[str]]:
 def _bench(args: argparse.Namespace) -> int:
     from webwise.bench import BenchConfig, run_bench
 
-    status = run_bench(BenchConfig(tasks=parse_task_list(args.tasks), seeds=_seeds(args), methods=args.methods,
+    status = run_bench(BenchConfig(tasks=_bench_tasks(args.tasks, args.store), seeds=_seeds(args), methods=args.methods,
                                    examples=args.examples, llm=args.llm, out=args.out, workers=args.workers,
                                    resume=args.resume, max_steps=args.max_steps, trials=args.trials,
                                    guards=args.guards, remote_url=args.remote,
@@ -310,6 +312,19 @@ def _bench(args: argparse.Namespace) -> int:
     if status == 130:
         _exit_past_abandoned_calls(status)
     return status
+
+
+def _bench_tasks(spec: str, store_dir: Path | None) -> list[str]:
+    """``--tasks``; ``stored`` is the tasks the store holds examples of, which a harvest gave
+    one: the ones an ``auto`` run after it changes (the others' prompts stay zero-shot)."""
+    if spec != "stored":
+        return parse_task_list(spec)
+    from webwise import store
+
+    tasks = [check_task(task) for task in store.tasks(store_dir)]
+    if not tasks:
+        raise ConfigError(f"--tasks stored: the store {store.existing(store_dir)} holds no example yet")
+    return tasks
 
 
 def _seeds(args: argparse.Namespace) -> range:
