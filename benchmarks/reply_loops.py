@@ -26,7 +26,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from webwise.agent import Settings
-from webwise.bench import RESULTS, read_results
+from webwise.bench import read_results
+from webwise.errors import ConfigError
+from webwise.harvest import results_file
 
 _BREAK = re.compile(r"[;\n]")
 _NUMBER = re.compile(r"\d+")
@@ -93,8 +95,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", type=Path, help="a bench output folder (or its results.jsonl)")
     args = parser.parse_args()
-    path = args.results / RESULTS if args.results.is_dir() else args.results
-    calls = model_calls(read_results(path))
+    try:
+        path = results_file(args.results)
+        calls = model_calls(read_results(path))
+    except ConfigError as exc:
+        parser.exit(2, f"{exc}\n")
     if not calls:
         parser.exit(2, f"{path}: no per-call timings (its records are older than them)\n")
     limit = Settings().max_tokens
