@@ -171,6 +171,31 @@ def test_manual_examples_for_a_task_that_has_none_exit_2(tmp_path: Path, capsys:
     assert not (tmp_path / "out").exists()
 
 
+def test_a_store_the_user_cannot_write_is_read(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """``solve``, ``bench`` and ``store list`` only read ``--store``: a store handed over
+    read-only (or an installed copy's) is read, not refused as a place to write. Root may
+    write anywhere, so the permission check answers as for another user's store; its one
+    file is malformed, so each command stops with that store's own error, before any
+    browser or model starts."""
+    store = tmp_path / "store"
+    store.mkdir()
+    (store / "click-button.json").write_text("[1]")
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode: not (mode & os.W_OK and Path(path) == store)
+                        and real_access(path, mode))
+    unreadable = f"webwise: error: {store / 'click-button.json'}: example 1: expected an object with 'instruction' and 'steps'\n"
+    for argv in (["solve", "--task", "click-button", "--examples", "auto", "--llm", "replay:x.json"],
+                 ["bench", "--tasks", "click-button", "--examples", "auto", "--llm", "replay:x.json",
+                  "--out", str(tmp_path / "run")],
+                 ["store", "list"]):
+        assert main([*argv, "--store", str(store)]) == 2, argv
+        assert capsys.readouterr().err == unreadable, argv
+    with pytest.raises(SystemExit, match="2"):  # a change to it is refused
+        main(["store", "remove", "click-button", "1", "--store", str(store)])
+    assert capsys.readouterr().err.endswith(f"argument --store: cannot write in {store}\n")
+
+
 def documented_options(text: str) -> dict[str, set[str]]:
     """The options docs/cli.md's synopsis (its first indented block) gives each command
     (``store list``: a command's lower-case second word names its subcommand; a command may

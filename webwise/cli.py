@@ -75,6 +75,16 @@ def directory(text: str) -> Path:
     return path
 
 
+def readable_store(text: str) -> Path:
+    """A store to read from: its directory, which may be read-only (a store handed over, or
+    shipped with an installed copy). Whether it exists is the store's check, when an example
+    is first asked for; a file in its place is refused here, as for the stores written to."""
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{path} is not a directory")
+    return path
+
+
 def add_guards(parser: argparse.ArgumentParser) -> None:
     """``--no-guards``: run programs as written, without the rewriting that helps small models."""
     parser.add_argument("--no-guards", dest="guards", action="store_false",
@@ -109,7 +119,7 @@ def add_store(commands: argparse._SubParsersAction) -> None:
     remove.add_argument("task", help="the task")
     remove.add_argument("number", type=positive_int, help="which example, from 1 as listed")
     for action in (listing, show):
-        action.add_argument("--store", type=Path, default=None, help="the store to read (default incontext/auto)")
+        action.add_argument("--store", type=readable_store, default=None, help="the store to read (default incontext/auto)")
     remove.add_argument("--store", type=directory, default=None,
                         help="the store to change (default: the checkout's incontext/auto; needed when installed)")
 
@@ -129,7 +139,7 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--max-steps", type=positive_int, default=5, help="programs per trial (webwise method)")
     solve.add_argument("--trials", type=positive_int, default=1,
                        help="attempts from a fresh reset of the same seed, with reflection between them (default 1)")
-    solve.add_argument("--store", type=directory, default=None, help="harvested-example store to read (default incontext/auto)")
+    solve.add_argument("--store", type=readable_store, default=None, help="harvested-example store to read (default incontext/auto)")
     solve.add_argument("--screenshots", type=directory, default=None, help="save a PNG after each step here")
     add_guards(solve)
     solve.add_argument("--json", action="store_true", help="print the episode record as one JSON object")
@@ -187,7 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_browsers(bench)
     bench.add_argument("--out", type=directory, required=True, help="output directory")
     bench.add_argument("--resume", action="store_true", help="run only the episodes missing from OUT/results.jsonl")
-    bench.add_argument("--store", type=directory, default=None,
+    bench.add_argument("--store", type=readable_store, default=None,
                        help="harvested-example store the auto modes read (default incontext/auto); keep one "
                             "--out per store, since an episode's key does not name it")
     bench.add_argument("--max-steps", type=positive_int, default=5, help="programs per trial (webwise method)")
