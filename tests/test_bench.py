@@ -222,7 +222,7 @@ def test_tables_from_known_records() -> None:
     assert "| 1 | 0.67 (2/3) | 2.00 | 2.00 | 220 (200+20) | 0 | 0 | 0 | 0.97 |" in text
     rows = tables.to_csv(computed).splitlines()
     assert rows[0].split(",") == list(tables.CSV_FIELDS)
-    assert "task,click-button,1,m,webwise,manual,1,3,2,2,0.6667,2.0000,2.0000,200.00,20.00,0,0,,0,2,2" in rows
+    assert "task,click-button,1,m,webwise,manual,1,3,2,2,0.6667,2.0000,2.0000,200.00,20.00,0,0,,0,2,2,1" in rows
     assert "### Beside AgentLab" not in text  # the paper's tasks alone are no whole-suite run
     assert "whole suite" not in text and "paper48" not in text and not computed.suite
 
@@ -466,6 +466,8 @@ def test_episodes_with_and_without_guards_are_kept_apart() -> None:
     assert Job("click-button", 0, "webwise", "none").key("m", 1, True) == record_key(old)
     computed = tables.compute([old, literal])
     assert [column.label(False) for column in computed.groups] == ["webwise / none", "webwise / none, no guards"]
+    rows = list(csv.DictReader(io.StringIO(tables.to_csv(computed))))
+    assert {(row["guards"], row["successes"]) for row in rows if row["level"] == "task"} == {("1", "1"), ("0", "0")}
 
 
 def test_foreign_text_finds_a_reply_that_goes_on_with_another_tasks_reply() -> None:

@@ -427,7 +427,8 @@ def _csv_text(text: str) -> str:
 CSV_FIELDS = ("level", "name", "group", "llm", "method", "examples", "trials", "episodes", "first_trial_successes",
               "successes", "success_rate",
               "mean_steps", "llm_calls_per_episode", "prompt_tokens_per_episode", "completion_tokens_per_episode",
-              "context_overflows", "errors", "paper_gpt35", "infra_failures", "rewarded", "first_trial_rewarded")
+              "context_overflows", "errors", "paper_gpt35", "infra_failures", "rewarded", "first_trial_rewarded",
+              "guards")
 
 
 def to_csv(tables: Tables) -> str:
@@ -444,5 +445,5 @@ def to_csv(tables: Tables) -> str:
                                  f"{row.steps:.4f}", f"{row.llm_calls:.4f}", f"{row.prompt_tokens:.2f}",
                                  f"{row.completion_tokens:.2f}", row.context_overflows,
                                  row.errors, "" if row.paper is None else f"{row.paper:.2f}", row.infra,
-                                 row.rewarded, row.first_rewarded])
+                                 row.rewarded, row.first_rewarded, int(column.guards)])
     return buffer.getvalue()
