@@ -8,6 +8,7 @@ import regex
 
 import api_stubs
 from sandbox.modules import MODULES
+from webwise.agent import VIEWS
 from webwise.dom import filtered_summary, flatten, whole_dom
 from webwise.examples import Step
 from webwise.extraction import extract_program
@@ -53,6 +54,20 @@ def test_page_rendering_differs_by_method() -> None:
     assert '[3] button "Save" .primary' in filtered and "@30,29 40x18" not in filtered
     assert "@30,29 40x18" in whole  # the centre of the box at 10,20
     assert "Page:" not in blind and "Task: Click Save" in blind
+
+
+def test_every_view_of_a_page_has_the_keys_the_prompt_promises() -> None:
+    """The role text lists the element keys for every method; a program that reads one of
+    them (``e['clicked']``) must not meet a KeyError in one view only."""
+    promised = set(regex.findall(r"\b[a-z]+\b", system_message("webwise").split("list of dicts with keys")[1]
+                                 .split("and these actions")[0])) - {"plus", "flags"}
+    assert {"ref", "clicked", "modified", "left", "points"} <= promised
+    for method in ("webwise", "filtered-dom", "whole-dom"):
+        view = VIEWS[method](ELEMENTS, {3}, set())
+        assert all(promised <= set(element) for element in view), method
+        assert [element["clicked"] for element in view if element["ref"] == 3] == [True], method
+    assert task_message("whole-dom", "Click Save", WHOLE) == task_message("whole-dom", "Click Save",
+                                                                          whole_dom(ELEMENTS, set(), set()))
 
 
 def test_examples_come_before_the_task_and_history_after_the_page() -> None:

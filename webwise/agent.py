@@ -37,7 +37,7 @@ View = Callable[[list[dom.Element], set[int], set[int]], list[dom.Element]]
 VIEWS: dict[str, View] = {
     "webwise": dom.filtered_summary,
     "filtered-dom": dom.filtered_summary,
-    "whole-dom": lambda elements, clicked, modified: dom.whole_dom(elements),
+    "whole-dom": dom.whole_dom,
     "instruction-only": lambda elements, clicked, modified: [],
 }
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Any, Iterable, Sequence
+from typing import AbstractSet, Any, Iterable, Sequence
 
 Element = dict[str, Any]
 
@@ -288,9 +288,13 @@ def _with_ancestors(elements: Iterable[Element], parents: dict[int, int | None])
 _WHOLE_KEYS = _SUMMARY_KEYS + _SEEN_KEYS + ("parent", "fg", "bg", "focused", "selected")
 
 
-def whole_dom(elements: Iterable[Element]) -> list[Element]:
-    """Every visible element with every field the page reports (the paper's full read-out)."""
-    return [{key: element[key] for key in _WHOLE_KEYS} for element in elements]
+def whole_dom(elements: Iterable[Element], clicked: AbstractSet[int] = frozenset(),
+              modified: AbstractSet[int] = frozenset()) -> list[Element]:
+    """Every visible element with every field the page reports (the paper's full read-out),
+    and the clicked/modified flags every method's prompt says elements have, so a program
+    that reads them works in this view too."""
+    return [{**{key: element[key] for key in _WHOLE_KEYS}, "clicked": element["ref"] in clicked,
+             "modified": element["ref"] in modified} for element in elements]
 
 
 #: Class names that only say where the focus or the pointer is (jQuery UI's ``ui-state-focus``,
