@@ -184,7 +184,8 @@ def test_a_store_the_user_cannot_write_is_read(tmp_path: Path, capsys: pytest.Ca
     real_access = os.access
     monkeypatch.setattr(os, "access", lambda path, mode: not (mode & os.W_OK and Path(path) == store)
                         and real_access(path, mode))
-    unreadable = f"webwise: error: {store / 'click-button.json'}: example 1: expected an object with 'instruction' and 'steps'\n"
+    unreadable = (f"webwise: error: {store / 'click-button.json'}: example 1: "
+                  "expected an object with 'instruction' and 'steps'\n")
     for argv in (["solve", "--task", "click-button", "--examples", "auto", "--llm", "replay:x.json"],
                  ["bench", "--tasks", "click-button", "--examples", "auto", "--llm", "replay:x.json",
                   "--out", str(tmp_path / "run")],

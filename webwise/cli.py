@@ -119,7 +119,8 @@ def add_store(commands: argparse._SubParsersAction) -> None:
     remove.add_argument("task", help="the task")
     remove.add_argument("number", type=positive_int, help="which example, from 1 as listed")
     for action in (listing, show):
-        action.add_argument("--store", type=readable_store, default=None, help="the store to read (default incontext/auto)")
+        action.add_argument("--store", type=readable_store, default=None,
+                            help="the store to read (default incontext/auto)")
     remove.add_argument("--store", type=directory, default=None,
                         help="the store to change (default: the checkout's incontext/auto; needed when installed)")
 
@@ -139,7 +140,8 @@ def build_parser() -> argparse.ArgumentParser:
     solve.add_argument("--max-steps", type=positive_int, default=5, help="programs per trial (webwise method)")
     solve.add_argument("--trials", type=positive_int, default=1,
                        help="attempts from a fresh reset of the same seed, with reflection between them (default 1)")
-    solve.add_argument("--store", type=readable_store, default=None, help="harvested-example store to read (default incontext/auto)")
+    solve.add_argument("--store", type=readable_store, default=None,
+                       help="harvested-example store to read (default incontext/auto)")
     solve.add_argument("--screenshots", type=directory, default=None, help="save a PNG after each step here")
     add_guards(solve)
     solve.add_argument("--json", action="store_true", help="print the episode record as one JSON object")
