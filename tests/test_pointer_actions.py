@@ -326,7 +326,4 @@ def test_the_pointer_actions_are_explained_on_pages_with_things_to_point_at(
     assert pointer_page(executor.elements) is pointed
     user = task_message("webwise", session.env.utterance, page, pointer=pointer_page(executor.elements))
     assert ("drag_to(tag, text, x, y): Press on the element" in user) is pointed
-    # An svg's listed shapes are still clicked by name: with the pointer block alone the 1.5B
-    # wrote click_at with another circle's centre on grid-coordinate
-    assert ("clicked with click(tag, text or id)" in user) is pointed
     assert "Also: click_at(x, y), hover(tag, text), drag(tag, text, to_tag, to_text)" in system_message("webwise")

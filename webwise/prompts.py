@@ -33,8 +33,7 @@ _POINTER_NAMED = "Also: "
 _POINTER = """This page has things to drag, draw on or point at. Pointer actions; each returns the new
 observation. x, y are page pixels. A page line's @x,y is the centre of that element, where
 click_at(x, y) hits it, and wxh its size; in a program the centre of e is
-(e['left'] + e['width'] / 2, e['top'] + e['height'] / 2). An element the page lists is still
-clicked with click(tag, text or id); click_at is for a point that no element marks:"""
+(e['left'] + e['width'] / 2, e['top'] + e['height'] / 2):"""
 #: Tags and classes that make a page one to point at: drawings, and jQuery UI's draggable,
 #: sortable, slider and resizable widgets.
 POINTER_TAGS = frozenset({"svg", "canvas"})
