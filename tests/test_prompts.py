@@ -9,7 +9,7 @@ import regex
 import api_stubs
 from sandbox.modules import MODULES
 from webwise.agent import VIEWS
-from webwise.dom import filtered_summary, flatten, render, whole_dom
+from webwise.dom import FLAGS, filtered_summary, flatten, render, whole_dom
 from webwise.examples import Step
 from webwise.extraction import extract_program
 from webwise.matching import find_target
@@ -66,8 +66,7 @@ def test_every_view_of_a_page_has_the_keys_the_prompt_promises() -> None:
         view = VIEWS[method](ELEMENTS, {3}, set())
         assert all(promised <= set(element) for element in view), method
         assert [element["clicked"] for element in view if element["ref"] == 3] == [True], method
-    unflagged = [{key: value for key, value in element.items() if key not in ("clicked", "modified")}
-                 for element in WHOLE]
+    unflagged = [{key: value for key, value in element.items() if key not in FLAGS} for element in WHOLE]
     assert render(WHOLE) == render(unflagged)  # flags that are false leave whole-dom's prompt as it was
 
 
