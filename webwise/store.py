@@ -24,7 +24,7 @@ from typing import Any, Iterator
 
 from webwise.atomic import open_own, replace_file
 from webwise.errors import ConfigError
-from webwise.examples import CHECKOUT, INCONTEXT, Example, Step, read_steps
+from webwise.examples import CHECKOUT, INCONTEXT, Example, read_steps
 from webwise.extraction import normal
 from webwise.tasks import PAPER48, all_tasks, check_task
 
@@ -80,8 +80,7 @@ def load(task: str, directory: Path | None = None) -> list[Example]:
     """The harvested examples of ``task``: empty when the store has none for it, a
     :class:`ConfigError` when there is no store at all (a mistyped ``--store``)."""
     path = task_file(task, existing(directory))
-    return [Example(task=task, instruction=e["instruction"],
-                    steps=tuple(Step(s["observation"], s["program"]) for s in e["steps"]),
+    return [Example(task=task, instruction=e["instruction"], steps=read_steps(f"{path}: example {number}", e["steps"]),
                     source="auto", note=e.get("note", ""), number=number, seed=e.get("provenance", {}).get("seed"))
             for number, e in enumerate(_read(path), 1)]
 
