@@ -245,6 +245,9 @@ PIPE = "TypeError: {}() arguments must be plain data (non-finite float)"
     ("drag_to('button', 'ONE', 'input_text', 'tt')", "ActionError: drag_to() drops at a point (x, y) of the page, "
      "not on an element; to drop on an element, write drag('button', 'ONE', 'input_text', 'tt')"),
     ("drag_to('button', 'ONE', '10', 20)", "ActionError: drag_to() expects x as a number, not str"),
+    ("drag('button', 'ONE', 66, 103.5)", "ActionError: drag() drops on an element (to_tag, to_text), not at a "
+     "point; to drop at a point, write drag_to('button', 'ONE', 66, 103.5)"),
+    ("drag('button', 'ONE', 'td', 12)", "ActionError: no 'td' element with text '12'"),
     ("drag_to('button', 'ONE', 'b' * 3000, 'x')", "ActionError: drag_to(): x is longer than 2000 characters"),
     ("drag_to('button', 'ONE', 10, 5000)", "ActionError: drag_to(): the point (10, 5000) is outside the window"),
     ("draw([(1, 2)] * 10 ** 5)", "ActionError: draw() takes 2 to 200 points, not 100000"),

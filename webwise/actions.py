@@ -345,6 +345,8 @@ class Executor:
 
     def drag(self, tag: str, text: str, to_tag: str, to_text: str) -> list[dom.Element]:
         tag, text = _text_arg("drag", "tag", tag), _text_arg("drag", "text", text)
+        if _is_number(to_tag) and _is_number(to_text):
+            raise ActionError(_drag_advice("drag", (tag, text, to_tag, to_text)))
         to_tag, to_text = _text_arg("drag", "to_tag", to_tag), _text_arg("drag", "to_text", to_text)
         return self._perform("drag", [tag, text, to_tag, to_text],
                              lambda: self._drag("drag", tag, text, (to_tag, to_text)))
@@ -352,7 +354,8 @@ class Executor:
     def drag_to(self, tag: str, text: str, x: float, y: float) -> list[dom.Element]:
         tag, text = _text_arg("drag_to", "tag", tag), _text_arg("drag_to", "text", text)
         if isinstance(x, str) and isinstance(y, str):
-            raise ActionError(_drag_advice(tag, text, _text_arg("drag_to", "x", x), _text_arg("drag_to", "y", y)))
+            raise ActionError(_drag_advice("drag_to", (tag, text, _text_arg("drag_to", "x", x),
+                                                       _text_arg("drag_to", "y", y))))
         point = _point_arg("drag_to()", x, y)
         return self._perform("drag_to", [tag, text, *point], lambda: self._drag("drag_to", tag, text, point))
 
@@ -778,7 +781,7 @@ def _past(start: tuple[float, float], end: tuple[float, float]) -> tuple[float, 
 def _number_arg(call: str, name: str, value: Any) -> float:
     """A finite int or float; bools, strings, NaN and infinities are refused (``call`` names
     where the number was given, as ``click_at()`` or ``draw() point 3``)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    if not _is_number(value):
         raise ActionError(f"{call} expects {name} as a number, not {type(value).__name__}")
     try:
         number = float(value)
@@ -789,12 +792,20 @@ def _number_arg(call: str, name: str, value: Any) -> float:
     return number
 
 
-def _drag_advice(tag: str, text: str, to_tag: str, to_text: str) -> str:
-    """What ``drag_to`` given an element where its point goes meant: the 1.5B writes
-    ``drag_to('circle', 'yellow', 'rect', '#shape-container')`` for ``drag``, again and again
-    when told only that x is not a number."""
-    return (f"drag_to() drops at a point (x, y) of the page, not on an element; to drop on an element, "
-            f"write drag{(tag, text, to_tag, to_text)!r}")
+def _drag_advice(called: str, args: tuple[Any, ...]) -> str:
+    """The other drag, for a ``drag_to`` given an element where its point goes or a ``drag``
+    given a point where its element goes: the 1.5B writes ``drag_to('circle', 'yellow',
+    'rect', '#shape-container')`` for ``drag``, again and again when told only that x is not a
+    number, and ``drag('circle', '.black-circle', 66, 103)`` for ``drag_to``, which looked for
+    an element of tag 66."""
+    if called == "drag_to":
+        return (f"drag_to() drops at a point (x, y) of the page, not on an element; to drop on an element, "
+                f"write drag{args!r}")
+    return f"drag() drops on an element (to_tag, to_text), not at a point; to drop at a point, write drag_to{args!r}"
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _point_arg(call: str, x: Any, y: Any) -> tuple[float, float]:
@@ -809,7 +820,7 @@ def _points_arg(points: Any) -> list[tuple[float, float]]:
     """
     if not isinstance(points, (list, tuple)):
         raise ActionError(f"draw() expects points as a list of (x, y) pairs, not {type(points).__name__}")
-    if points and all(isinstance(value, (int, float)) and not isinstance(value, bool) for value in points):
+    if points and all(map(_is_number, points)):
         if len(points) % 2:
             raise ActionError(f"draw() read {len(points)} numbers, which are not (x, y) pairs: "
                               "write draw([(x1, y1), (x2, y2), ...])")
