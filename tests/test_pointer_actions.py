@@ -241,6 +241,8 @@ PIPE = "TypeError: {}() arguments must be plain data (non-finite float)"
     ("click_at(-1, 10)", "ActionError: click_at(): the point (-1, 10) is outside the window"),
     ("click_at(True, 10)", "ActionError: click_at() expects x as a number, not bool"),
     ("click_at('10', 10)", "ActionError: click_at() expects x as a number, not str"),
+    ("click_at('button', 'ONE')", "ActionError: click_at() clicks a point (x, y) of the page, not an element; to "
+     "click an element, write click('button', 'ONE')"),
     ("drag_to('button', 'ONE', 10, [3])", "ActionError: drag_to() expects y as a number, not list"),
     ("drag_to('button', 'ONE', 'input_text', 'tt')", "ActionError: drag_to() drops at a point (x, y) of the page, "
      "not on an element; to drop on an element, write drag('button', 'ONE', 'input_text', 'tt')"),

@@ -336,6 +336,8 @@ class Executor:
     # -- pointer actions (additive to v1) ------------------------------------------
 
     def click_at(self, x: float, y: float) -> list[dom.Element]:
+        if isinstance(x, str) and isinstance(y, str):
+            raise ActionError(_meant("click_at", (_text_arg("click_at", "x", x), _text_arg("click_at", "y", y))))
         point = _point_arg("click_at()", x, y)
         return self._perform("click_at", list(point), lambda: self._pointer("click_at", [point]))
 
@@ -346,7 +348,7 @@ class Executor:
     def drag(self, tag: str, text: str, to_tag: str, to_text: str) -> list[dom.Element]:
         tag, text = _text_arg("drag", "tag", tag), _text_arg("drag", "text", text)
         if _is_number(to_tag) and _is_number(to_text):
-            raise ActionError(_drag_advice("drag", (tag, text, to_tag, to_text)))
+            raise ActionError(_meant("drag", (tag, text, to_tag, to_text)))
         to_tag, to_text = _text_arg("drag", "to_tag", to_tag), _text_arg("drag", "to_text", to_text)
         return self._perform("drag", [tag, text, to_tag, to_text],
                              lambda: self._drag("drag", tag, text, (to_tag, to_text)))
@@ -354,8 +356,8 @@ class Executor:
     def drag_to(self, tag: str, text: str, x: float, y: float) -> list[dom.Element]:
         tag, text = _text_arg("drag_to", "tag", tag), _text_arg("drag_to", "text", text)
         if isinstance(x, str) and isinstance(y, str):
-            raise ActionError(_drag_advice("drag_to", (tag, text, _text_arg("drag_to", "x", x),
-                                                       _text_arg("drag_to", "y", y))))
+            point_texts = (_text_arg("drag_to", "x", x), _text_arg("drag_to", "y", y))
+            raise ActionError(_meant("drag_to", (tag, text, *point_texts)))
         point = _point_arg("drag_to()", x, y)
         return self._perform("drag_to", [tag, text, *point], lambda: self._drag("drag_to", tag, text, point))
 
@@ -792,16 +794,22 @@ def _number_arg(call: str, name: str, value: Any) -> float:
     return number
 
 
-def _drag_advice(called: str, args: tuple[Any, ...]) -> str:
-    """The other drag, for a ``drag_to`` given an element where its point goes or a ``drag``
-    given a point where its element goes: the 1.5B writes ``drag_to('circle', 'yellow',
-    'rect', '#shape-container')`` for ``drag``, again and again when told only that x is not a
-    number, and ``drag('circle', '.black-circle', 66, 103)`` for ``drag_to``, which looked for
-    an element of tag 66."""
-    if called == "drag_to":
-        return (f"drag_to() drops at a point (x, y) of the page, not on an element; to drop on an element, "
-                f"write drag{args!r}")
-    return f"drag() drops on an element (to_tag, to_text), not at a point; to drop at a point, write drag_to{args!r}"
+#: For a pointer action given the other kind of target, the call it meant and why: the 1.5B
+#: writes ``drag_to('circle', 'yellow', 'rect', '#shape-container')`` for ``drag``, again and
+#: again when told only that x is not a number, ``drag('circle', '.black-circle', 66, 103)``
+#: for ``drag_to`` (which looked for an element of tag 66), and ``click_at('div #area', 'Tab
+#: #2')`` for ``click``.
+_MEANT = {
+    "drag_to": ("drag", "drag_to() drops at a point (x, y) of the page, not on an element; to drop on an element"),
+    "drag": ("drag_to", "drag() drops on an element (to_tag, to_text), not at a point; to drop at a point"),
+    "click_at": ("click", "click_at() clicks a point (x, y) of the page, not an element; to click an element"),
+}
+
+
+def _meant(called: str, args: tuple[Any, ...]) -> str:
+    """The error for ``called`` given the other kind of target: it names the call that takes it."""
+    other, why = _MEANT[called]
+    return f"{why}, write {other}{args!r}"
 
 
 def _is_number(value: Any) -> bool:
