@@ -24,7 +24,7 @@ from typing import Any, Iterator
 
 from webwise.atomic import open_own, replace_file
 from webwise.errors import ConfigError
-from webwise.examples import CHECKOUT, INCONTEXT, Example, read_steps
+from webwise.examples import CHECKOUT, INCONTEXT, Example, Step, read_steps
 from webwise.extraction import normal
 from webwise.tasks import PAPER48, all_tasks, check_task
 
@@ -38,8 +38,14 @@ def task_file(task: str, directory: Path | None = None) -> Path:
 
 
 def _read(path: Path) -> list[dict[str, Any]]:
-    """A task's stored examples, each checked as the prompt and ``store list`` read it: a store
-    may be a folder someone handed over, and a malformed one is a one-line error up front."""
+    """A task's stored examples as stored, each checked (:func:`_checked`)."""
+    return [entry for entry, _ in _checked(path)]
+
+
+def _checked(path: Path) -> list[tuple[dict[str, Any], tuple[Step, ...]]]:
+    """A task's stored examples, each checked as the prompt and ``store list`` read it, with the
+    steps the prompt shows: a store may be a folder someone handed over, and a malformed one
+    is a one-line error up front."""
     if not path.exists():
         return []
     if not path.is_file():  # a FIFO under a task's name would block the read forever
@@ -50,15 +56,14 @@ def _read(path: Path) -> list[dict[str, Any]]:
         raise ConfigError(f"harvested examples in {path} are unreadable: {exc}") from None
     if not isinstance(entries, list):
         raise ConfigError(f"harvested examples in {path} are unreadable: expected a list of examples")
-    for number, entry in enumerate(entries, 1):
-        _check_entry(f"{path}: example {number}", entry)
-    return entries
+    return [(entry, _check_entry(f"{path}: example {number}", entry)) for number, entry in enumerate(entries, 1)]
 
 
-def _check_entry(where: str, entry: Any) -> None:
+def _check_entry(where: str, entry: Any) -> tuple[Step, ...]:
+    """The entry's steps, once the whole entry is checked; else a one-line :class:`ConfigError`."""
     if not isinstance(entry, dict) or not isinstance(entry.get("instruction"), str):
         raise ConfigError(f"{where}: expected an object with 'instruction' and 'steps'")
-    read_steps(where, entry.get("steps"))
+    steps = read_steps(where, entry.get("steps"))
     provenance = entry.get("provenance", {})
     if not isinstance(provenance, dict) or not isinstance(entry.get("note", ""), str):
         raise ConfigError(f"{where}: 'provenance' must be an object and 'note' a string")
@@ -66,6 +71,7 @@ def _check_entry(where: str, entry: Any) -> None:
     seeds = [*checked, provenance.get("check_seed", 0), provenance.get("seed") or 0] if isinstance(checked, list) else [None]
     if not all(type(seed) is int for seed in seeds):
         raise ConfigError(f"{where}: the provenance's seeds must be whole numbers")
+    return steps
 
 
 def existing(directory: Path | None = None) -> Path:
@@ -80,9 +86,9 @@ def load(task: str, directory: Path | None = None) -> list[Example]:
     """The harvested examples of ``task``: empty when the store has none for it, a
     :class:`ConfigError` when there is no store at all (a mistyped ``--store``)."""
     path = task_file(task, existing(directory))
-    return [Example(task=task, instruction=e["instruction"], steps=read_steps(f"{path}: example {number}", e["steps"]),
-                    source="auto", note=e.get("note", ""), number=number, seed=e.get("provenance", {}).get("seed"))
-            for number, e in enumerate(_read(path), 1)]
+    return [Example(task=task, instruction=e["instruction"], steps=steps, source="auto", note=e.get("note", ""),
+                    number=number, seed=e.get("provenance", {}).get("seed"))
+            for number, (e, steps) in enumerate(_checked(path), 1)]
 
 
 def tasks(directory: Path | None = None) -> list[str]:
