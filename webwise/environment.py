@@ -153,6 +153,25 @@ function moving() {
     return a.playState === 'running' && a.effect && a.effect.getComputedTiming().endTime !== Infinity;
   });
 }
+// An image still loading measures zero wide, and core.getDOMInfo skips it: email-inbox's star
+// and trash icons (CSS content:url images, made at reset) were missing from a first read under
+// load, and came later with later refs. A CSS image has no load state of its own, so each
+// URL a shown element uses is loaded once more into a probe, which the cache serves.
+var probes = window.__webwiseProbes || (window.__webwiseProbes = {});
+function loading() {
+  var pending = false;
+  document.querySelectorAll('body *').forEach(function (el) {
+    if (pending || !el.getClientRects().length) { return; }
+    if (el.tagName === 'IMG' && !el.complete) { pending = true; return; }
+    var style = window.getComputedStyle(el);
+    (style.content + ' ' + style.backgroundImage).replace(/url\("([^"]*)"\)/g, function (whole, url) {
+      var probe = probes[url];
+      if (!probe) { probe = probes[url] = new Image(); probe.src = url; }
+      pending = pending || !probe.complete;
+    });
+  });
+  return pending;
+}
 // core.getDOMInfo skips an element of zero size and everything in it, but a container can
 // measure zero while what it holds shows: a list whose items all float has zero height
 // (drag-items-grid's <ul>, and its names with it, were missing). For the read, such a
@@ -192,7 +211,7 @@ function read() {
   done([tree, [WOB_DONE_GLOBAL, WOB_REWARD_GLOBAL, WOB_RAW_REWARD_GLOBAL, WOB_REWARD_REASON],
         typeof u === 'string' ? u : u.utterance, visuals(), typeof u === 'string' ? said() : null]);
 }
-(function wait() { if (!moving() || Date.now() > deadline) { read(); } else { setTimeout(wait, 20); } })();
+(function wait() { if (!(moving() || loading()) || Date.now() > deadline) { read(); } else { setTimeout(wait, 20); } })();
 """
 _VIEWPORT_JS = "return [window.innerWidth, window.innerHeight];"
 #: How long each pointer move lasts: short, so a 200-point drawing fits a program's time.
