@@ -33,6 +33,13 @@ def _stub(name: str) -> object:
     return getattr(program_api.Env, "step") if name == "env.step" else getattr(program_api, name)
 
 
+def tag_parameters(name: str) -> dict[str, int]:
+    """The parameters of action ``name`` that take a tag, each with its position among the
+    arguments: ``{'tag': 0}`` for click, ``{'tag': 0, 'to_tag': 2}`` for drag."""
+    parameters = [p for p in inspect.signature(_stub(name)).parameters if p != "self"]
+    return {p: place for place, p in enumerate(parameters) if p.endswith("tag")}
+
+
 def render_api(names: tuple[str, ...] = PRIMARY_ACTIONS) -> str:
     """The API section of a prompt: one signature and docstring per action, in order."""
     blocks = []

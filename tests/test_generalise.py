@@ -46,11 +46,27 @@ def test_the_same_literal_twice_is_one_variable_and_two_literals_are_two() -> No
     ("Öffne Größe 7 jetzt", "Größe", "Öffne Maß 7 jetzt", "Maß"),              # not ASCII
     ("Type (a+b)* here", "(a+b)*", "Type [x] here", "[x]"),                      # the pattern's own characters
     ("peh7J is the one", "peh7J", "Yfewp1 is the one", "Yfewp1"),               # at the start
+    ("Find the email by Cathrine and click the star icon to mark it as important.", "star",  # "the" twice
+     "Find the email by Audie and click the trash icon to delete it.", "trash"),
+    ("the a the a the b x", "b", "the a the a the cd x", "cd"),                # the words before, thrice
 ])
 def test_the_pattern_finds_the_same_place_in_another_instruction(instruction: str, value: str, other: str,
                                                                   expected: str) -> None:
     assert re.search(pattern(value, instruction), instruction).group(1) == value
     assert re.search(pattern(value, instruction), other).group(1) == expected
+
+
+@pytest.mark.parametrize("program", [
+    "click('button', 'Cancel')",
+    "hover(tag='button', text='Cancel')",
+    "drag('button', 'Cancel', to_tag='button', to_text='Cancel')",
+])
+def test_an_action_s_tag_is_never_read_from_the_task(program: str) -> None:
+    """"the cancel button" holds the tag's word, and another seed's instruction may not: the tag
+    is the API's name for the element, not a text of the page."""
+    lifted = lift(program, "Click the cancel button.", 'Enter the name "Ignacio" then press "Agree"')
+    assert lifted is not None and "re.search(r'the (.+?) button', task)" in lifted
+    assert "'button'" in lifted and "'Cancel'" not in lifted
 
 
 def test_comments_naming_the_copied_answer_go_and_others_stay() -> None:

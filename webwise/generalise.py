@@ -86,7 +86,7 @@ import re
 import tokenize
 from typing import Sequence
 
-from api_stubs import ACTION_NAMES
+from api_stubs import ACTION_NAMES, tag_parameters
 from webwise.dom import Element
 
 #: The variable names the rewrite introduces, numbered from the second on.
@@ -99,7 +99,8 @@ PAGE_TEXTS = "texts_on_page"
 PAGE_IDS = "ids_on_page"
 _WORD = re.compile(r"\w")
 _BEFORE = re.compile(r"\w+\W*$")
-#: How far back from a place :data:`_BEFORE` looks for the word before it: searched over a whole
+_WORDS = re.compile(r"\w+")
+#: How far back from a place the anchors look for the words before it: searched over a whole
 #: long instruction (one from a results file) the pattern takes quadratic time.
 _NEAR = 200
 _AFTER = re.compile(r"\W*\w+")
@@ -524,18 +525,27 @@ def _without_comments_naming(program: str, values: list[str]) -> str:
 
 
 def pattern(value: str, instruction: str) -> str:
-    """A regular expression whose group 1 is ``value`` in ``instruction``, anchored by the word
+    """A regular expression whose group 1 is ``value`` in ``instruction``, anchored by the words
     before it and the word after it (or the instruction's start and end), so it finds the
-    same place in the instruction of another seed, whatever stands there."""
+    same place in the instruction of another seed, whatever stands there.
+
+    One word before is enough unless it also stands earlier: "the (.+?) icon" read "email by
+    Audie and click the trash" from "Find the email by Audie and click the trash icon", since a
+    search starts at the first "the". The anchor takes words before until the pattern reads
+    ``value`` back from its own instruction."""
     start = _place(value, instruction)
     if start is None:
         raise ValueError(f"{value!r} is not a whole text of {instruction!r}")
     before, after = instruction[:start], instruction[start + len(value):]
-    left = _BEFORE.search(before[-_NEAR:])
     right = _AFTER.match(after)
-    head = _escape(left.group(0)) if left else "^" + _escape(before)
     tail = _escape(right.group(0)) if right else _escape(after) + "$"
-    return f"{head}(.+?){tail}"
+    near = before[-_NEAR:]
+    for word in reversed(list(_WORDS.finditer(near))):
+        head = _escape(near[word.start():])
+        found = re.search(f"{head}(.+?){tail}", instruction)
+        if found is not None and found.start(1) == start:
+            return f"{head}(.+?){tail}"
+    return f"^{_escape(before)}(.+?){tail}"
 
 
 def _place(value: str, instruction: str) -> int | None:
@@ -570,9 +580,22 @@ def _whole_numbers(tree: ast.AST) -> list[ast.Constant]:
 
 def _plain_strings(tree: ast.AST) -> list[ast.Constant]:
     """String constants on one line that are not parts of an f-string (whose pieces have no
-    position of their own to splice at)."""
-    inside_fstrings = {id(part) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr)
-                       for part in ast.walk(node)}
+    position of their own to splice at) nor an action's tag: 'button' in ``click('button',
+    'Cancel')`` is the API's word for the element, even when the instruction says "the cancel
+    button" and another seed's does not."""
+    left_out = {id(part) for node in ast.walk(tree) if isinstance(node, ast.JoinedStr)
+                for part in ast.walk(node)} | _tags(tree)
     return [node for node in ast.walk(tree)
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in inside_fstrings
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in left_out
             and node.lineno == node.end_lineno]
+
+
+def _tags(tree: ast.AST) -> set[int]:
+    """The ids of the nodes passed to an action of the program API as a tag (:func:`tag_parameters`)."""
+    tags: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ACTION_NAMES:
+            parameters = tag_parameters(node.func.id)
+            tags |= {id(argument) for place, argument in enumerate(node.args) if place in parameters.values()}
+            tags |= {id(keyword.value) for keyword in node.keywords if keyword.arg in parameters}
+    return tags
