@@ -164,7 +164,7 @@ function loading() {
     if (pending || !el.getClientRects().length) { return; }
     if (el.tagName === 'IMG' && !el.complete) { pending = true; return; }
     var style = window.getComputedStyle(el);
-    (style.content + ' ' + style.backgroundImage).replace(/url\("([^"]*)"\)/g, function (whole, url) {
+    (style.content + ' ' + style.backgroundImage).replace(/url\\("([^"]*)"\\)/g, function (whole, url) {
       var probe = probes[url];
       if (!probe) { probe = probes[url] = new Image(); probe.src = url; }
       pending = pending || !probe.complete;
