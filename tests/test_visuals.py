@@ -4,10 +4,11 @@ drawings, a swatch in the instruction; read from real task pages in headless Chr
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
-from webwise.dom import colour, corners, filtered_summary, flatten, render, whole_dom
+from webwise.dom import RUN_LIMIT, colour, corners, filtered_summary, flatten, render, whole_dom
 from webwise.environment import MiniWoBEnv
 
 
@@ -130,3 +131,33 @@ def test_a_clickable_element_is_listed_only_when_nothing_inside_it_is() -> None:
     elements = flatten({"ref": 1, "tag": "BODY", "children": [card, thread, layout]},
                        {"2": {"clickable": True}, "3": {"clickable": True}})
     assert [e["ref"] for e in filtered_summary(elements, set(), set())] == [2, 4]
+
+
+def _dot(ref: int, x: int) -> dict:
+    return {"ref": ref, "tag": "circle", "text": "", "id": "", "classes": "plot-point", "value": "",
+            "left": x, "top": 70, "width": 1, "height": 1, "color": "red", "points": []}
+
+
+def test_a_long_run_of_alike_elements_shows_as_its_first_and_a_count() -> None:
+    """A chart's dots, alike but for their place, would fill the context; a run of RUN_LIMIT
+    or fewer, or one broken by an element with a text, still shows line by line."""
+    price = {**_dot(999, 0), "tag": "span", "text": "$46.40", "id": "stock-price", "classes": "", "color": ""}
+    chart = [_dot(10 + n, 2 * n) for n in range(RUN_LIMIT + 5)]
+    lines = render([*chart, price]).splitlines()
+    assert lines == ["[10] circle .plot-point @0,70 1x1 color=red",
+                     f"({RUN_LIMIT + 4} more like it: [11] to [{RUN_LIMIT + 14}], @2,70 to @{2 * RUN_LIMIT + 8},70)",
+                     '[999] span "$46.40" #stock-price']
+    short = [*chart[:RUN_LIMIT], price, *chart[RUN_LIMIT:]]
+    assert len(render(short).splitlines()) == len(short)
+    other_colour = [{**dot, "color": "blue"} if n % 2 else dot for n, dot in enumerate(chart)]
+    assert len(render(other_colour).splitlines()) == len(chart)
+
+
+def test_stock_market_s_chart_leaves_the_price_in_a_short_page(env: MiniWoBEnv) -> None:
+    env.reset("stock-market", 3)
+    time.sleep(5)  # the chart draws about ten dots a second
+    page = summary(env)
+    dots = [element for element in page if element["tag"] == "circle"]
+    text = render(page)
+    assert len(dots) > RUN_LIMIT and len(text.splitlines()) < 15
+    assert re.search(r'span "\$[\d.]+" #stock-price', text) and f"({len(dots) - 1} more like it:" in text

@@ -383,6 +383,13 @@ def describe_change(before: Sequence[Element], after: Sequence[Element]) -> str:
 FLAGS = ("clicked", "modified", "focused", "selected", "failed_before")
 
 
+#: The longest run of alike elements a page shows line by line. Past it the run shows as its
+#: first element and one line for the rest: stock-market's chart draws up to 2,220 dots, each an
+#: SVG circle with nothing of its own to tell it apart, which pushed its page past the model's
+#: 16,384-token context. No other page of the recorded runs has a run of more than 29.
+RUN_LIMIT = 40
+
+
 def render(observation: Iterable[Element]) -> str:
     """Compact text, one element per line, e.g. ``[3] button "Submit" #subbtn .primary``.
 
@@ -391,37 +398,81 @@ def render(observation: Iterable[Element]) -> str:
     size), then ``color=`` and ``points=x,y x,y ...``: on every element of the whole DOM (its
     elements name their ``parent``), and in the summary only on the elements that show
     content by colour or shape (:func:`is_visual`), which keeps the prompts of text pages as
-    they were.
+    they were. A run of more than :data:`RUN_LIMIT` elements alike but for their place shows as
+    its first element and ``(N more like it: [a] to [b], @x,y to @x,y)``; a program's
+    ``observation`` still holds every one.
     """
-    lines = []
-    for element in observation:
-        parts = [f"[{element['ref']}] {element['tag']}"]
-        if element.get("text"):
-            parts.append(_quote(element["text"]))
-        if element.get("id"):
-            parts.append("#" + element["id"])
-        if element.get("classes"):
-            parts.append("." + ".".join(element["classes"].split()))
-        value = element.get("value")
-        if isinstance(value, bool):
-            parts.append("checked" if value else "unchecked")
-        elif value not in ("", None):
-            parts.append("value=" + _quote(str(value)))
-        for flag in FLAGS:
-            if element.get(flag):
-                parts.append(flag)
-        whole = "parent" in element
-        if "left" in element and (whole or is_visual(element)):
-            x, y = centre(element)
-            parts.append(f"@{round(x)},{round(y)} {element['width']}x{element['height']}")
-            if element.get("color"):
-                parts.append(f"color={element['color']}")
-            if element.get("points"):
-                parts.append("points=" + " ".join(f"{x},{y}" for x, y in element["points"]))
-            if element.get("parent") is not None:
-                parts.append(f"in [{element['parent']}]")
-        lines.append(" ".join(parts))
+    lines: list[str] = []
+    for run in _runs(list(observation)):
+        lines.append(_line(run[0]))
+        if len(run) > RUN_LIMIT:
+            lines.append(_rest_of_run(run[1:]))
+        else:
+            lines.extend(_line(element) for element in run[1:])
     return "\n".join(lines)
+
+
+def _line(element: Element) -> str:
+    """One element's page line (see :func:`render`)."""
+    parts = [f"[{element['ref']}] {element['tag']}"]
+    if element.get("text"):
+        parts.append(_quote(element["text"]))
+    if element.get("id"):
+        parts.append("#" + element["id"])
+    if element.get("classes"):
+        parts.append("." + ".".join(element["classes"].split()))
+    value = element.get("value")
+    if isinstance(value, bool):
+        parts.append("checked" if value else "unchecked")
+    elif value not in ("", None):
+        parts.append("value=" + _quote(str(value)))
+    for flag in FLAGS:
+        if element.get(flag):
+            parts.append(flag)
+    if _shows_box(element):
+        x, y = centre(element)
+        parts.append(f"@{round(x)},{round(y)} {element['width']}x{element['height']}")
+        if element.get("color"):
+            parts.append(f"color={element['color']}")
+        if element.get("points"):
+            parts.append("points=" + " ".join(f"{x},{y}" for x, y in element["points"]))
+        if element.get("parent") is not None:
+            parts.append(f"in [{element['parent']}]")
+    return " ".join(parts)
+
+
+def _shows_box(element: Element) -> bool:
+    return "left" in element and ("parent" in element or is_visual(element))
+
+
+def _runs(elements: list[Element]) -> list[list[Element]]:
+    """``elements`` cut into runs of neighbours alike but for their ref and place (:func:`_likeness`)."""
+    runs: list[list[Element]] = []
+    for element in elements:
+        alike = _likeness(element)
+        if runs and alike is not None and alike == _likeness(runs[-1][-1]):
+            runs[-1].append(element)
+        else:
+            runs.append([element])
+    return runs
+
+
+def _likeness(element: Element) -> tuple[Any, ...] | None:
+    """What an element's line says but its ref and centre; None for an element with a text, an
+    id, a value or a shape of its own, which is never one of a run."""
+    if element.get("text") or element.get("id") or element.get("value") not in ("", None) or element.get("points"):
+        return None
+    return (element["tag"], element.get("classes"), element.get("width"), element.get("height"),
+            element.get("color"), element.get("parent"), *(bool(element.get(flag)) for flag in FLAGS))
+
+
+def _rest_of_run(rest: list[Element]) -> str:
+    """The line standing for all but the first element of a long run."""
+    span = f"{len(rest)} more like it: [{rest[0]['ref']}] to [{rest[-1]['ref']}]"
+    if _shows_box(rest[0]):
+        (x0, y0), (x1, y1) = centre(rest[0]), centre(rest[-1])
+        span += f", @{round(x0)},{round(y0)} to @{round(x1)},{round(y1)}"
+    return f"({span})"
 
 
 def _quote(text: str, limit: int = 120) -> str:
