@@ -448,12 +448,14 @@ def _shows_box(element: Element) -> bool:
 def _runs(elements: list[Element]) -> list[list[Element]]:
     """``elements`` cut into runs of neighbours alike but for their ref and place (:func:`_likeness`)."""
     runs: list[list[Element]] = []
+    last: tuple[Any, ...] | None = None
     for element in elements:
         alike = _likeness(element)
-        if runs and alike is not None and alike == _likeness(runs[-1][-1]):
+        if runs and alike is not None and alike == last:
             runs[-1].append(element)
         else:
             runs.append([element])
+        last = alike
     return runs
 
 

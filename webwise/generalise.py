@@ -541,10 +541,10 @@ def pattern(value: str, instruction: str) -> str:
     tail = _escape(right.group(0)) if right else _escape(after) + "$"
     near = before[-_NEAR:]
     for word in reversed(list(_WORDS.finditer(near))):
-        head = _escape(near[word.start():])
-        found = re.search(f"{head}(.+?){tail}", instruction)
+        read = f"{_escape(near[word.start():])}(.+?){tail}"
+        found = re.search(read, instruction)
         if found is not None and found.start(1) == start:
-            return f"{head}(.+?){tail}"
+            return read
     return f"^{_escape(before)}(.+?){tail}"
 
 
@@ -572,9 +572,8 @@ def _whole_numbers(tree: ast.AST) -> list[ast.Constant]:
     """Integer constants (not True or False) passed straight to an action of the program API: a
     delay or a count the model may have copied from the instruction (``wait(2)``). Numbers
     anywhere else (``index + 1``, ``match.group(1)``, ``range(3)``) are the program's own."""
-    return [argument for node in ast.walk(tree)
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ACTION_NAMES
-            for argument in [*node.args, *(keyword.value for keyword in node.keywords)]
+    return [argument for call in _action_calls(tree)
+            for argument in [*call.args, *(keyword.value for keyword in call.keywords)]
             if isinstance(argument, ast.Constant) and type(argument.value) is int]
 
 
@@ -593,9 +592,14 @@ def _plain_strings(tree: ast.AST) -> list[ast.Constant]:
 def _tags(tree: ast.AST) -> set[int]:
     """The ids of the nodes passed to an action of the program API as a tag (:func:`tag_parameters`)."""
     tags: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ACTION_NAMES:
-            parameters = tag_parameters(node.func.id)
-            tags |= {id(argument) for place, argument in enumerate(node.args) if place in parameters.values()}
-            tags |= {id(keyword.value) for keyword in node.keywords if keyword.arg in parameters}
+    for call in _action_calls(tree):
+        parameters = tag_parameters(call.func.id)
+        tags |= {id(argument) for place, argument in enumerate(call.args) if place in parameters.values()}
+        tags |= {id(keyword.value) for keyword in call.keywords if keyword.arg in parameters}
     return tags
+
+
+def _action_calls(tree: ast.AST) -> list[ast.Call]:
+    """The program's calls of an action of the program API by its name (``click(...)``)."""
+    return [node for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ACTION_NAMES]
