@@ -73,6 +73,39 @@ INDENTED = """Answer:
     click('button', 'Next')
 ```"""
 
+THINK_FIRST = """<think>
+Maybe the cancel button?
+```python
+click('button', 'Cancel')
+```
+No: the task says OK.
+</think>
+```python
+click('button', 'OK')
+```"""
+
+CUT_OFF_WHILE_THINKING = """<think>
+The field first:
+```python
+click('input_text', 'name')
+"""
+
+PROSE_BETWEEN_CALLS = """```python
+click('input_text', 'name')
+Then type the name:
+enter_text('Bob')
+[7] button "Submit"
+click('button', 'Submit')
+```"""
+
+MAIN_GUARD = """```python
+def main():
+    click('button', 'OK')
+
+if __name__ == "__main__":
+    main()
+```"""
+
 
 @pytest.mark.parametrize(
     ("reply", "program"),
@@ -87,9 +120,20 @@ INDENTED = """Answer:
         (REDEFINES_API, "click('input_text', 'name')\nenter_text('Bob')"),
         (PROSE_INSIDE_FENCE, "click('span', 'Okay')"),
         (INDENTED, "click('button', 'OK')\nclick('button', 'Next')"),
+        (THINK_FIRST, "click('button', 'OK')"),
+        (CUT_OFF_WHILE_THINKING, "click('input_text', 'name')"),
+        (PROSE_BETWEEN_CALLS, "click('input_text', 'name')\nenter_text('Bob')\nclick('button', 'Submit')"),
+        ("```python\r\n    click('button', 'OK')\r\n    click('button', 'Next')\r\n```\r\n",
+         "click('button', 'OK')\nclick('button', 'Next')"),
+        ("```\npython\nclick('button', 'OK')\n```", "click('button', 'OK')"),
+        ("Click it:\n`click('button', 'OK')`", "click('button', 'OK')"),
+        (MAIN_GUARD, "def main():\n    click('button', 'OK')\nmain()"),
+        ("```python\nclass Steps:\n    def run(self):\n        click('a', 'Next')\nSteps().run()\n```",
+         "class Steps:\n    def run(self):\n        click('a', 'Next')\nSteps().run()"),
     ],
     ids=["prose", "py-fence", "bare-fence", "several-fences", "cut-off", "paper-env-step", "redefines-api",
-         "prose-in-fence", "indented"],
+         "prose-in-fence", "indented", "think-then-answer", "cut-off-while-thinking", "prose-between-calls",
+         "crlf", "language-line", "inline-code", "main-guard", "method-called"],
 )
 def test_extracts_the_program(reply: str, program: str) -> None:
     assert extract_program(reply) == program
@@ -114,6 +158,10 @@ def test_extracts_the_program(reply: str, program: str) -> None:
         ("```python\nenter_text('a', 'b', 'c')\n```", "enter_text() takes 1 argument(s)"),
         ("```python\ndef click(tag, text):\n    pass\n```", "only redefines the API"),
         ("```python\nprint('done')\n```", "the program calls no action"),
+        ("```python\n# click OK\n```", "the program calls no action"),
+        ("```python\n```\nI cannot see the page.", "no Python code found in the reply; answer"),
+        ("```python\ndef main():\n    click('button', 'OK')\n```",
+         "main() holds the actions but nothing calls it; call main() at the end"),
         ("```python\nobservation = [{'ref': 1, 'tag': 'button'}]\n```", "copies the page"),
     ],
 )

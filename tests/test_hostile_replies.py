@@ -207,6 +207,8 @@ def test_replies_shaped_to_make_the_host_s_patterns_backtrack_are_read_at_once()
     assert chars_past_block("```" + " " * 400_000) == 0
     assert chars_past_block("```python\n" + "x = 1\n" * 10_000) == 0  # a block that never closes
     assert chars_past_block("```python\nclick('button', 'OK')\n```\nDone.") == len("\nDone.")
+    assert chars_past_block("```python\r\nclick('button', 'OK')\r\n```\r\nDone.") == len("\nDone.")
+    assert chars_past_block("<think>\n```python\nx = 1\n```\n</think>\n```python\nclick('a', 'b')\n```") == 0
 
 
 def test_only_the_first_max_reply_chars_are_read() -> None:

@@ -24,7 +24,12 @@ from api_stubs import program_api
 from webwise.matching import described
 
 # No two runs of spaces in a row (a fence and a long run of spaces then took quadratic time).
-_FENCE = regex.compile(r"```[ \t]*(?:([A-Za-z0-9_+-]+)[ \t]*)?\n(.*?)(?:\n[ \t]*```|\Z)", regex.DOTALL)
+# The closing fence stands at a line's start, which may be the body's own start (an empty block).
+_FENCE = regex.compile(r"```[ \t]*(?:([A-Za-z0-9_+-]+)[ \t]*)?\n(.*?)(?:(?<=\n)[ \t]*```|\Z)", regex.DOTALL)
+#: Reasoning models (DeepSeek-R1, Qwen3, ...) write drafts in a think block before their answer.
+_THINK_END = "</think>"
+#: A line that is one inline-code span: `click('button', 'OK')`.
+_INLINE_LINE = regex.compile(r"^[ \t]*`([^`\n]+)`[ \t]*$", regex.MULTILINE)
 _CODE_LANGS = {"", "python", "py", "python3", "py3"}
 _SELENIUM_NAMES = {"driver", "webdriver", "By", "Keys", "ActionChains", "WebDriverWait", "selenium"}
 _SELENIUM_ATTRS = {"execute_script", "send_keys", "find_element", "find_elements", "switch_to"}
@@ -55,12 +60,37 @@ def extract_program(reply: str) -> str:
     Only the first :data:`MAX_REPLY_CHARS` characters are read, with at most
     :data:`MAX_PARSES` parse attempts: no reply holds the host longer than that.
     """
-    program = _best_block(reply[:MAX_REPLY_CHARS], _Parser())
+    read = _readable(reply)
+    parser = _Parser()
+    answer = _answer(read)
+    program = _best_block(answer, parser) if answer is not None else None
     if program is None:
-        read = f" (its first {MAX_REPLY_CHARS} characters)" if len(reply) > MAX_REPLY_CHARS else ""
-        raise ExtractionError(f"no Python code found in the reply{read}{_why_not_code(reply[:MAX_REPLY_CHARS])}; "
+        program = _best_block(read, parser)
+    if program is None:
+        cut = f" (its first {MAX_REPLY_CHARS} characters)" if len(reply) > MAX_REPLY_CHARS else ""
+        raise ExtractionError(f"no Python code found in the reply{cut}{_why_not_code(read)}; "
                               "answer with one ```python code block")
     return check_program(program)
+
+
+def _readable(reply: str) -> str:
+    """The part of ``reply`` that is read, with its line ends made ``\n``."""
+    return _unix_lines(reply[:MAX_REPLY_CHARS])
+
+
+def _unix_lines(text: str) -> str:
+    """``text`` with Windows (``\r\n``) and old Mac (``\r``) line ends made ``\n``, as the fences expect."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _answer(reply: str) -> str | None:
+    """What follows a reasoning model's think block, or None when the reply has none.
+
+    The drafts inside the block are what the model weighed, not what it answered; they are
+    read only when nothing after the block is a program (a reply cut off while thinking).
+    """
+    end = reply.rfind(_THINK_END)
+    return reply[end + len(_THINK_END):] if end >= 0 else None
 
 
 def _why_not_code(reply: str) -> str:
@@ -110,16 +140,41 @@ def _best_block(reply: str, parser: _Parser) -> str | None:
             parsed.append((block, tree))
     if parsed:
         return parsed[0][0]
-    if blocks:  # a fenced block that does not parse: keep its longest parsable prefix
-        prefix = _parsable_prefix(blocks[0].splitlines(), parser)
+    if blocks:  # a fenced block that does not parse: without its prose, its longest parsable start
+        prefix = _parsable_prefix(_without_prose(blocks[0].splitlines(), parser), parser)
         if prefix:
             return prefix[0]
     return _bare_code(reply, parser)
 
 
+def _without_prose(lines: list[str], parser: _Parser) -> list[str]:
+    """``lines`` less the prose lines a parse trips on (``Then type the name:`` between calls).
+
+    A line counts as prose when it is not indented and does not start like code; the first
+    error on any other line ends the search, and :func:`_parsable_prefix` cuts there.
+    """
+    lines = list(lines)
+    while parser.left > 0:
+        tree, line = parser.parse("\n".join(lines))
+        if tree is not None or not 0 < line <= len(lines):
+            break
+        text = lines[line - 1]
+        if not text.strip() or text.startswith((" ", "\t")) or _CODE_START.match(text) or text.lstrip().startswith("#"):
+            break
+        del lines[line - 1]
+    return lines
+
+
 def _code_blocks(reply: str) -> list[str]:
     """The reply's fenced blocks marked as Python (or unmarked), dedented, in order."""
-    return [_dedent(body) for lang, body in _FENCE.findall(reply) if lang.lower() in _CODE_LANGS]
+    return [_without_language_line(_dedent(body)) for lang, body in _FENCE.findall(reply)
+            if lang.lower() in _CODE_LANGS]
+
+
+def _without_language_line(body: str) -> str:
+    """``body`` less a first line that only names the language (a bare fence, then ``python``)."""
+    first, _, rest = body.partition("\n")
+    return rest.lstrip("\n") if first.strip().lower() in _CODE_LANGS - {""} else body
 
 
 def _bare_code(reply: str, parser: _Parser) -> str | None:
@@ -127,7 +182,7 @@ def _bare_code(reply: str, parser: _Parser) -> str | None:
 
     A start inside a run already found is not tried again: its run is a piece of that one.
     """
-    lines = reply.replace("```", "").splitlines()
+    lines = _INLINE_LINE.sub(r"\1", reply.replace("```", "")).splitlines()
     best: str | None = None
     covered = 0
     for start, line in enumerate(lines):
@@ -222,8 +277,11 @@ def _checked(code: str) -> str:
         )
     statements = len(tree.body)
     tree.body = [node for node in tree.body if not _redefines_api(node) and not _copies_data(node)]
-    if not tree.body:
+    if statements and not tree.body:
         raise ExtractionError("the reply only redefines the API functions or copies the page; call the actions instead")
+    guarded = [_main_guarded(node) for node in tree.body]
+    changed = len(tree.body) != statements or any(inner is not None for inner in guarded)
+    tree.body = [inner for node, body in zip(tree.body, guarded) for inner in (body if body is not None else [node])]
     defined = _defined_names(tree)
     known = defined | set(dir(builtins)) | set(api_stubs.DATA_NAMES) | {"env"}
     known |= {n.split(".")[0] for n in api_stubs.ACTION_NAMES}
@@ -240,7 +298,53 @@ def _checked(code: str) -> str:
     if not _calls_action(tree):
         raise ExtractionError("the program calls no action; task and observation are already defined: "
                               "call click, enter_text, press_key or scroll")
-    return ast.unparse(tree) if len(tree.body) != statements else code
+    uncalled = _uncalled_actor(tree)
+    if uncalled:
+        raise ExtractionError(f"{uncalled}() holds the actions but nothing calls it; call {uncalled}() at the "
+                              "end, or write the actions at the top level")
+    return ast.unparse(tree) if changed else code
+
+
+def _main_guarded(node: ast.stmt) -> list[ast.stmt] | None:
+    """The body of ``if __name__ == "__main__":``, which a script always runs; None for any other statement.
+
+    The sandbox has no ``__name__`` (names with underscores are refused), so the guard is
+    taken away rather than run.
+    """
+    if not isinstance(node, ast.If) or node.orelse or not isinstance(node.test, ast.Compare):
+        return None
+    test = node.test
+    if len(test.ops) != 1 or not isinstance(test.ops[0], ast.Eq):
+        return None
+    sides = {_name_or_text(test.left), _name_or_text(test.comparators[0])}
+    return node.body if sides == {"name:__name__", "text:__main__"} else None
+
+
+def _name_or_text(node: ast.expr) -> str:
+    if isinstance(node, ast.Name):
+        return f"name:{node.id}"
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return f"text:{node.value}"
+    return ""
+
+
+def _uncalled_actor(tree: ast.Module) -> str | None:
+    """The function holding every action call when no line of the program names it, else None.
+
+    The models wrap their program in ``def main():`` and forget the call; it would run, do
+    nothing, and the model would hear only that nothing changed. A function named anywhere
+    (called, passed, or a method reached through an attribute) counts as called.
+    """
+    top_level = ast.Module(body=[n for n in tree.body if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                             ast.ClassDef))], type_ignores=[])
+    if _calls_action(top_level):
+        return None
+    named = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    named |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    actors = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and _calls_action(n)]
+    if not actors or any(actor.name in named for actor in actors):
+        return None
+    return actors[0].name
 
 
 def _copies_data(node: ast.stmt) -> bool:
@@ -373,10 +477,13 @@ def chars_past_block(reply: str) -> int:
 
     The agent stops generation at the closing fence, so this is what a reply spent past
     the program anyway: a block closed without the newline the stop sequence waits for,
-    then more text.
+    then more text. A reasoning model's think block comes before its answer, so the
+    blocks inside it do not count. Line ends count as one character each.
     """
-    read = reply[:MAX_REPLY_CHARS]
-    match = _FENCE.search(read)
-    if match is None or (match.end() == len(read) < len(reply)):  # no block, or none closes in what is read
+    whole = _unix_lines(reply)
+    read = whole[:MAX_REPLY_CHARS]
+    end = read.rfind(_THINK_END)
+    match = _FENCE.search(read, end + len(_THINK_END) if end >= 0 else 0)
+    if match is None or (match.end() == len(read) < len(whole)):  # no block, or none closes in what is read
         return 0
-    return len(reply) - match.end()
+    return len(whole) - match.end()
