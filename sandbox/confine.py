@@ -29,6 +29,9 @@ class IsolationError(OSError):
 
 _libc = ctypes.CDLL(None, use_errno=True)
 _CLONE_NEWUSER = 0x10000000
+#: Not dumpable: a crash starts no core-dump helper (a ``core_pattern`` pipe ignores
+#: ``RLIMIT_CORE``), and no process of the same uid may ptrace the child.
+_PR_SET_DUMPABLE = 4
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
 
 
@@ -51,7 +54,8 @@ def isolate_from_other_processes() -> None:
     seccomp profile, a sysctl), root still fails the check once it drops every capability,
     since the host's are then not a subset of the child's. A non-root child without a user
     namespace would pass it, so it refuses to run instead. The capabilities the child holds
-    inside its own namespace are dropped too: it has no use for them.
+    inside its own namespace are dropped too: it has no use for them. Last, the child makes
+    itself not dumpable (:data:`_PR_SET_DUMPABLE`).
     """
     if _libc.unshare(_CLONE_NEWUSER) != 0:
         errno = ctypes.get_errno()
@@ -62,6 +66,9 @@ def isolate_from_other_processes() -> None:
     if _libc.capset(ctypes.byref(header), data) != 0:
         errno = ctypes.get_errno()
         raise IsolationError(errno, f"the sandbox cannot drop capabilities ({os.strerror(errno)})")
+    if _libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+        errno = ctypes.get_errno()
+        raise IsolationError(errno, f"the sandbox cannot make programs undumpable ({os.strerror(errno)})")
 
 
 # x86_64 syscall numbers the child may make, and why. Everything else fails with EPERM, so a

@@ -109,7 +109,7 @@ class _Program:
             exec(compiled, self.globals)
         except BaseException as exc:  # the program's own failure, whatever it raised
             self.reserve = None
-            self.finish(False, describe(exc, self.limits))
+            self.finish(False, _described(exc, self.limits))
         self.finish(True, None)
 
 
@@ -132,13 +132,32 @@ def _well_formed(reply: dict[str, Any]) -> bool:
     return "value" in reply and type(reply.get("rebind")) is dict and (error is None or type(error) is str)
 
 
+def _described(exc: BaseException, limits: Limits) -> str:
+    """:func:`describe`, or the class's name alone when even describing runs out of memory.
+
+    An exception's message can be as large as the memory limit allows (a ``KeyError`` of a
+    100 MiB key is copied again by its ``repr``); the run's output and the fact that it failed
+    must still reach the host.
+    """
+    try:
+        return describe(exc, limits)
+    except BaseException:
+        return f"{type(exc).__name__} (its message was too large to report)"
+
+
+#: The characters of an exception's message that are read: the error line keeps far fewer
+#: (:func:`policy.one_line`), and collapsing the whitespace of a huge message made one
+#: string per word.
+_MESSAGE_READ = 4096
+
+
 def describe(exc: BaseException, limits: Limits) -> str:
     if isinstance(exc, MemoryError):
         return f"MemoryError: program exceeded {limits.memory_mb} MiB of memory"
     if isinstance(exc, RecursionError):
         return "RecursionError: maximum recursion depth exceeded"
     name = type(exc).__name__
-    text = _message(exc)
+    text = _message(exc)[:_MESSAGE_READ]
     return policy.one_line(f"{name}: {text}" if text else name)
 
 

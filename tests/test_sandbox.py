@@ -254,6 +254,19 @@ def test_a_program_that_fills_memory_with_small_objects_still_reports_how_it_end
         assert sandbox.run("print('fine')", data={}, functions=[], handler=Recorder()).output == "fine\n"
 
 
+@pytest.mark.parametrize("code, error", [
+    ("raise ValueError('ab ' * 8_000_000)", "ValueError: ab ab ab"),
+    ("raise KeyError('k' * (90 << 20))", "KeyError"),
+])
+def test_an_exception_with_a_huge_message_still_reports_the_output_and_the_error(box: Sandbox, code: str,
+                                                                                 error: str):
+    """Collapsing the whitespace of a 24 MB message made a string per word and ran out of
+    memory after the program ended: the child exited without a result, output and error lost."""
+    result = run(box, "print('kept')\nclick('button', 'OK')\n" + code)
+    assert (result.ok, result.output, result.actions) == (False, "kept\n", 1), result
+    assert result.error.startswith(error) and "\n" not in result.error and len(result.error) <= 300, result
+
+
 def test_a_result_the_child_cannot_send_is_reported_as_such():
     """The host stops reading as it replies, so the program's result cannot be sent.
 

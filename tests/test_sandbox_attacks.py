@@ -9,6 +9,7 @@ and a benign program in the same Sandbox still working afterwards.
 from __future__ import annotations
 
 import ast
+import ctypes
 import json
 import os
 import subprocess
@@ -340,6 +341,22 @@ def test_host_refuses_forged_action_calls(body: str, error: str, escaped: Sandbo
     host = ToyHost(SECRET)
     assert _send_raw(escaped, VALID_CALL, host.handler).ok  # the same path carries a valid call
     assert host.args_seen == [("button", "Cancel")]
+
+
+def test_a_confined_child_is_not_dumpable():
+    """A crash a program can cause at will (CPython's unchecked C recursion through nested
+    iterators) must start no core-dump helper, and no process of the same user may ptrace the
+    child. The seccomp filter then refuses prctl, so the child cannot undo it."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            confine.isolate_from_other_processes()
+            libc = ctypes.CDLL(None, use_errno=True)
+            os._exit(10 + libc.prctl(3, 0, 0, 0, 0))  # PR_GET_DUMPABLE: 0 or 1
+        finally:
+            os._exit(99)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 10
 
 
 # The second wall: what a child that escaped the policy reaches with plain Python and ctypes.
