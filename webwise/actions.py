@@ -677,8 +677,8 @@ class Executor:
         elif len(main) == 1:
             code = main
         else:
-            raise ActionError(f"unknown key {main!r}; use Enter, Tab, Backspace, Delete, Escape, Space, Home, End "
-                              "or Arrow keys")
+            raise ActionError(f"unknown key {main!r}; use Enter, Tab, Backspace, Delete, Escape, Space, Home, End, "
+                              "PageUp, PageDown, an Arrow key or one character")
         self.env.keys(code, modifiers=tuple(modifiers))
         return key
 

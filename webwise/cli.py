@@ -1,7 +1,7 @@
 """The ``webwise`` command: ``solve``, ``harvest``, ``store``, ``bench``, ``report`` and ``tasks``.
 
 Exit status: 0 solved, 1 ran but not solved, 2 bad input or configuration (one line on
-stderr, never a traceback).
+stderr, never a traceback), 130 interrupted.
 """
 
 from __future__ import annotations
