@@ -76,6 +76,39 @@ def test_cached_prompt_tokens_from_an_openai_compatible_endpoint(monkeypatch: py
     assert call.finish == "stop"
 
 
+def reasoning_endpoint(body: dict[str, object]) -> Response:
+    """Answers like OpenAI's reasoning models: 400 for ``max_tokens``, ``stop`` or a temperature
+    other than 1 (their error bodies, word for word), else a think block and then the program."""
+    for field, code, message in (
+        ("max_tokens", "unsupported_parameter",
+         "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."),
+        ("stop", "unsupported_parameter", "Unsupported parameter: 'stop' is not supported with this model."),
+        ("temperature", "unsupported_value",
+         "Unsupported value: 'temperature' does not support 0.0 with this model. Only the default (1) value is "
+         "supported."),
+    ):
+        if field in body and not (field == "temperature" and body[field] == 1):
+            return Response(status=400, body={"error": {"message": message, "type": "invalid_request_error",
+                                                        "param": field, "code": code}})
+    return Response(body=completion("<think>\nMaybe Cancel?\n```python\nclick('button', 'Cancel')\n```\nNo.\n"
+                                    "</think>\n" + SOLVED))
+
+
+def test_a_reasoning_model_s_refused_fields_are_dropped_and_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
+    with ChatServer(default=reasoning_endpoint) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.delenv("WEBWISE_LLM_CACHE", raising=False)
+        with webwise.Session("openai:o-test") as session:
+            first = session.run("click-button", seed=0, examples="none")
+            second = session.run("click-button", seed=1, examples="none")
+    assert first.success and second.success
+    assert [call.refused for call in first.calls + second.calls] == [["max_tokens", "stop", "temperature"]] * 2
+    assert len(server.requests) == 5  # three refusals, learnt once, then one request per episode
+    last = server.requests[-1]
+    assert "max_tokens" not in last and "stop" not in last and "temperature" not in last
+    assert last["max_completion_tokens"] == server.requests[0]["max_tokens"]
+
+
 def _record(calls: list[dict[str, object]]) -> dict[str, object]:
     return {"task": "click-button", "seed": 0, "method": "webwise", "examples": "manual", "llm": "local:0.5b",
             "success": True, "steps": 1, "llm_calls": len(calls), "calls": calls}

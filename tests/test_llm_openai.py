@@ -92,6 +92,20 @@ def test_seed_is_sent_only_when_the_request_has_one(run) -> None:
     assert (server.requests[1]["seed"], server.requests[1]["temperature"]) == (3, 0.7)
 
 
+def test_a_refused_field_is_dropped_once_and_other_400s_still_fail(run) -> None:
+    refusal = Response(status=400, body={"error": {"message": "Unsupported parameter: 'stop' is not supported with "
+                                                   "this model.", "type": "invalid_request_error", "param": "stop",
+                                                   "code": "unsupported_parameter"}})
+    other = Response(status=400, body={"error": {"message": "Invalid value for 'messages'.", "param": "messages",
+                                                 "code": "invalid_value"}})
+    server, model = run(refusal, reply(), other)
+    assert model.complete(REQUEST).extra["refused"] == ["stop"]
+    with pytest.raises(LLMError, match="HTTP 400 .*Invalid value for 'messages'"):
+        model.complete(REQUEST)
+    assert ["stop" in sent for sent in server.requests] == [True, False, False]
+    assert model.complete(REQUEST).extra["refused"] == ["stop"]
+
+
 def test_api_key_from_environment(run, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-real")
     server, model = run(reply())

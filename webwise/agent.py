@@ -449,7 +449,8 @@ def _call_record(reply: ChatReply, step: Step | None, trial: int) -> Call:
                 cached_tokens=number("cached_prompt_tokens", int), prompt_ms=number("prompt_ms", float),
                 generate_ms=number("generate_ms", float), draft_tokens=number("draft_tokens", int),
                 draft_accepted=number("draft_accepted", int), finish=finish if isinstance(finish, str) else None,
-                past_block=chars_past_block(reply.text), from_cache=reply.cached)
+                past_block=chars_past_block(reply.text), from_cache=reply.cached,
+                refused=[str(name) for name in extra.get("refused") or ()])
 
 
 def _redirect(program: str | None, executor: Executor) -> tuple[str | None, str | None]:

@@ -64,6 +64,8 @@ class Call:
     embedded model reports both, a hosted endpoint neither: None). ``past_block`` counts
     the reply's characters after its code block closed, generation that bought nothing.
     ``from_cache`` marks a reply answered by the on-disk response cache (no model ran).
+    ``refused`` names the request fields the endpoint refused for this model, which were then
+    left out or renamed (reasoning models take no ``stop`` and want ``max_completion_tokens``).
     """
 
     kind: str  # "step" (a program) or "review" (the reflection between trials)
@@ -80,6 +82,7 @@ class Call:
     finish: str | None = None
     past_block: int = 0
     from_cache: bool = False
+    refused: list[str] = field(default_factory=list)
 
 
 @dataclass

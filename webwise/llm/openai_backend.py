@@ -73,11 +73,38 @@ def _status_message(exc: openai.APIStatusError) -> str:
     return exc.message
 
 
+#: Request fields some models refuse with a 400 (OpenAI's reasoning models: ``max_tokens``,
+#: ``stop``, a temperature other than 1), and the field each is then sent as (None: left out).
+_REFUSABLE: dict[str, str | None] = {"max_tokens": "max_completion_tokens", "stop": None, "temperature": None,
+                                     "seed": None}
+_UNSUPPORTED = re.compile(r"unsupported (?:parameter|value): '(\w+)'|'(\w+)' is not supported", re.IGNORECASE)
+
+
+def _refused_field(exc: openai.APIStatusError) -> str | None:
+    """The request field a 400 says this model does not take, when it is one of :data:`_REFUSABLE`.
+
+    OpenAI names it in ``param`` with the code ``unsupported_parameter`` or
+    ``unsupported_value``; other servers only in the message, which is read as a fallback.
+    """
+    if exc.status_code != 400:
+        return None
+    param = getattr(exc, "param", None)
+    if getattr(exc, "code", None) in ("unsupported_parameter", "unsupported_value") and param in _REFUSABLE:
+        return str(param)
+    match = _UNSUPPORTED.search(_status_message(exc))
+    field = match and (match.group(1) or match.group(2))
+    return field if field in _REFUSABLE else None
+
+
 def _is_overflow(exc: openai.APIStatusError) -> bool:
     if exc.status_code not in (400, 413, 422):
         return False
     code = getattr(exc, "code", None)
     return code == "context_length_exceeded" or bool(_OVERFLOW.search(f"{_status_message(exc)} {exc.body}"))
+
+
+class _Refused(Exception):
+    """The endpoint refused a request field; it is marked, and the request is sent again."""
 
 
 class OpenAIModel:
@@ -94,6 +121,9 @@ class OpenAIModel:
     ) -> None:
         self.name = f"openai:{model}"
         self.model = model
+        #: Fields this endpoint refused for this model: from then on they are sent as
+        #: :data:`_REFUSABLE` says, and every reply names them in ``extra["refused"]``.
+        self.refused: frozenset[str] = frozenset()
         self.policy, self.timeout = policy, timeout
         self.client = openai.OpenAI(
             api_key=api_key or os.environ.get("OPENAI_API_KEY") or PLACEHOLDER_KEY,
@@ -109,15 +139,34 @@ class OpenAIModel:
     def complete(self, request: ChatRequest) -> ChatReply:
         start = time.perf_counter()
         deadline = time.monotonic() + self.policy.deadline
-        retrying = Retrying(
-            retry=retry_if_exception(is_retryable),
-            stop=stop_after_attempt(self.policy.retries + 1) | stop_before_delay(self.policy.deadline),
-            wait=BackoffWait(self.policy),
-            reraise=True,
-        )
+        while True:
+            retrying = Retrying(
+                retry=retry_if_exception(is_retryable),
+                stop=stop_after_attempt(self.policy.retries + 1) | stop_before_delay(self.policy.deadline),
+                wait=BackoffWait(self.policy),
+                reraise=True,
+            )
+            try:
+                completion = self._attempts(retrying, request, deadline)
+                break
+            except _Refused:
+                continue
+        attempts = retrying.statistics.get("attempt_number", 1)
+        return self._reply(completion, request, time.perf_counter() - start, attempts)
+
+    def _attempts(self, retrying: Retrying, request: ChatRequest, deadline: float) -> object:
+        """The completion, with retries; each failure that ends them becomes one of webwise's errors.
+
+        A 400 refusing a field of :data:`_REFUSABLE` that is still sent raises :class:`_Refused`
+        after marking the field, so the caller asks again without it.
+        """
         try:
-            completion = retrying(self._create, request, deadline)
+            return retrying(self._create, request, deadline)
         except openai.APIStatusError as exc:
+            field = _refused_field(exc)
+            if field is not None and field not in self.refused:
+                self.refused |= {field}
+                raise _Refused(field) from None
             detail = one_line(_status_message(exc))
             if _is_overflow(exc):
                 raise ContextOverflow(f"{self.name}: prompt does not fit the context window: {detail}") from None
@@ -136,8 +185,6 @@ class OpenAIModel:
                                 f"{one_line(exc.__cause__ or exc)}") from None
         except (openai.OpenAIError, ValueError) as exc:  # ValueError: a body that is not JSON
             raise EndpointError(f"{self.name}: malformed response from {self.url}: {one_line(exc)}") from None
-        attempts = retrying.statistics.get("attempt_number", 1)
-        return self._reply(completion, request, time.perf_counter() - start, attempts)
 
     @staticmethod
     def _tries(retrying: Retrying) -> str:
@@ -147,14 +194,20 @@ class OpenAIModel:
     def _create(self, request: ChatRequest, deadline: float) -> object:
         """One attempt, cut short where the call's deadline comes before the attempt's timeout."""
         timeout = max(0.01, min(self.timeout, deadline - time.monotonic()))
+        fields: dict[str, object] = {"temperature": request.temperature, "max_tokens": request.max_tokens}
+        if request.stop:
+            fields["stop"] = list(request.stop)
+        if request.seed is not None:
+            fields["seed"] = request.seed
+        for field in self.refused & fields.keys():
+            value = fields.pop(field)
+            if _REFUSABLE[field]:
+                fields[_REFUSABLE[field]] = value  # type: ignore[index]
         return self.client.chat.completions.create(
             model=self.model,
             messages=request.messages,  # type: ignore[arg-type]
-            temperature=request.temperature,
-            max_tokens=request.max_tokens,
-            stop=list(request.stop) if request.stop else openai.omit,
-            seed=request.seed if request.seed is not None else openai.omit,
             timeout=timeout,
+            **fields,  # type: ignore[arg-type]
         )
 
     def _reply(self, completion: object, request: ChatRequest, seconds: float, attempts: int) -> ChatReply:
@@ -186,6 +239,7 @@ class OpenAIModel:
                 "finish_reason": getattr(choices[0], "finish_reason", None),  # type: ignore[index]
                 "attempts": attempts,
                 "usage_estimated": estimated,
+                "refused": sorted(self.refused),
                 **_cached_tokens(usage),
             },
         )
