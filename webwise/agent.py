@@ -442,7 +442,7 @@ def _call_record(reply: ChatReply, step: Step | None, trial: int) -> Call:
         value = extra.get(key)
         return kind(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
-    finish = extra.get("finish_reason")
+    finish, refused = extra.get("finish_reason"), extra.get("refused")
     return Call(kind="step" if step is not None else "review", trial=step.trial if step is not None else trial,
                 step=step.index if step is not None else None, seconds=round(reply.seconds, 3),
                 prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
@@ -450,7 +450,7 @@ def _call_record(reply: ChatReply, step: Step | None, trial: int) -> Call:
                 generate_ms=number("generate_ms", float), draft_tokens=number("draft_tokens", int),
                 draft_accepted=number("draft_accepted", int), finish=finish if isinstance(finish, str) else None,
                 past_block=chars_past_block(reply.text), from_cache=reply.cached,
-                refused=[str(name) for name in extra.get("refused") or ()])
+                refused=[str(name) for name in refused] if isinstance(refused, list) else [])
 
 
 def _redirect(program: str | None, executor: Executor) -> tuple[str | None, str | None]:

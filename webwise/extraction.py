@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import keyword
 import textwrap
 from typing import Mapping
 
@@ -150,19 +151,24 @@ def _best_block(reply: str, parser: _Parser) -> str | None:
 def _without_prose(lines: list[str], parser: _Parser) -> list[str]:
     """``lines`` less the prose lines a parse trips on (``Then type the name:`` between calls).
 
-    A line counts as prose when it is not indented and does not start like code; the first
-    error on any other line ends the search, and :func:`_parsable_prefix` cuts there.
+    A line counts as prose when it is not indented and does not start like code or with a
+    Python keyword (``else:`` is code, whatever error the parser names on it); the first error
+    on any other line ends the search, and :func:`_parsable_prefix` cuts there.
     """
     lines = list(lines)
     while parser.left > 0:
         tree, line = parser.parse("\n".join(lines))
-        if tree is not None or not 0 < line <= len(lines):
+        if tree is None and 0 < line <= len(lines) and _is_prose(lines[line - 1]):
+            del lines[line - 1]
+        else:
             break
-        text = lines[line - 1]
-        if not text.strip() or text.startswith((" ", "\t")) or _CODE_START.match(text) or text.lstrip().startswith("#"):
-            break
-        del lines[line - 1]
     return lines
+
+
+def _is_prose(line: str) -> bool:
+    words = line.split(maxsplit=1)
+    return (bool(words) and not line.startswith((" ", "\t", "#")) and not _CODE_START.match(line)
+            and not keyword.iskeyword(words[0].rstrip(":")))
 
 
 def _code_blocks(reply: str) -> list[str]:
