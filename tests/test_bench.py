@@ -617,3 +617,36 @@ def test_the_report_writes_a_name_s_control_characters_out(tmp_path: Path) -> No
                for llm in ("m", "m\x1b[2J")]
     html = render_report(records, tmp_path)
     assert "\x1b" not in html and "m\\x1b[2J" in html
+
+
+def test_the_same_signal_again_within_a_second_is_the_same_request(monkeypatch: pytest.MonkeyPatch) -> None:
+    """coreutils ``timeout`` sends SIGTERM to the bench, then to its process group: one request to
+    stop, which must not kill the bench before its tables are written. Later, a second is the default."""
+    import webwise.bench
+
+    happened: list[str] = []
+    earlier = signal.signal(signal.SIGTERM, lambda signum, frame: happened.append("default"))
+    monkeypatch.setattr(webwise.bench, "REPEAT_WINDOW", 0.5)
+    try:
+        with webwise.bench._on_interrupt(lambda: happened.append("stop")):
+            signal.raise_signal(signal.SIGTERM)
+            signal.raise_signal(signal.SIGTERM)
+            assert happened == ["stop"]
+            time.sleep(0.6)
+            signal.raise_signal(signal.SIGTERM)
+            assert happened == ["stop", "default"]
+    finally:
+        signal.signal(signal.SIGTERM, earlier)
+
+
+def test_a_screenshot_that_cannot_be_written_loses_no_episode(replay: Path, tmp_path: Path) -> None:
+    """A file where OUT/screenshots belongs: the episode is recorded, its step without a screenshot
+    and with a note saying why."""
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "screenshots").write_text("not a folder")
+    assert main(["bench", "--tasks", "click-button", "--examples", "none", "--llm", f"replay:{replay}",
+                 "--out", str(out)]) == 0
+    [record] = read_results(out / "results.jsonl")
+    assert record["success"] and record["trace"][0]["screenshot"] is None
+    assert record["trace"][0]["note"] == f"no screenshot: {out / 'screenshots'} is not a directory"

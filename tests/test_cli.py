@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from webwise.cli import build_parser, main
+from webwise.episode import Episode
 from webwise.tasks import PAPER48, PAPER_GROUPS, catalog, group_by_calls, group_of, parse_task_list
 
 WEBWISE = str(Path(sys.executable).parent / "webwise")
@@ -63,6 +64,15 @@ def bad_inputs(tmp_path: Path) -> list[tuple[list[str], str]]:
         ([*bench, "--out", str(malformed / "run")], f"{malformed} is not a directory"),
         (["solve"], "the following arguments are required: --task"),
         (["frobnicate"], "invalid choice: 'frobnicate'"),
+        ([*bench, "--out", ""], "argument --out: expected a path, got an empty one"),
+        (["store", "list", "--store", ""], "argument --store: expected a path, got an empty one"),
+        (["harvest", "--tasks", "click-button", "--store", "", *ok],
+         "argument --store: expected a path, got an empty one"),
+        ([*bench, "--out", str(tmp_path / "o"), "--remote", ""], "argument --remote: expected the Grid's URL"),
+        ([*bench, "--out", str(tmp_path / "o"), "--workers", "-1"],
+         "argument --workers: expected a number >= 1, got -1"),
+        (["harvest", "--tasks", "click-button", "--check-seeds", "99999999999", *ok],
+         "argument --check-seeds: expected at most 100 seeds, got 99999999999"),
     ]
 
 
@@ -243,3 +253,79 @@ def test_a_screenshot_replaces_a_link_planted_under_its_name(replay_file: Path, 
     assert code == 0 and victim.read_text() == "keep"
     shot = shots / "click-test-s3-webwise-none-t0-step0.png"
     assert not shot.is_symlink() and shot.read_bytes().startswith(b"\x89PNG")
+
+
+def test_paths_the_system_refuses_are_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A name longer than a file name may be (ENAMETOOLONG) and a folder where a file belongs are
+    found where each path is first looked at, before any browser or model starts."""
+    long = tmp_path / ("x" * 300)
+    replay_file = ROOT / "tests" / "replays" / "solve.json"
+    ok = ["--llm", f"replay:{replay_file}"]
+    bench = ["bench", "--tasks", "click-button", "--examples", "none", *ok]
+    for name in ("results", "lock", "journal", "tables", "report"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "results" / "results.jsonl").mkdir()
+    (tmp_path / "lock" / ".bench.lock").mkdir()
+    (tmp_path / "journal" / "harvest.jsonl").mkdir()
+    record = json.dumps(Episode("click-button", 0, "webwise", "none", "replay:x").to_dict()) + "\n"
+    for name in ("tables", "report"):
+        (tmp_path / name / "results.jsonl").write_text(record)
+    (tmp_path / "tables" / "tables.md").mkdir()
+    (tmp_path / "report" / "report.html").mkdir()
+    for argv, message in [
+        ([*bench, "--out", str(long)], f"argument --out: {long}: File name too long"),
+        (["store", "list", "--store", str(long)], f"argument --store: {long}: File name too long"),
+        (["solve", "--task", "click-button", *ok, "--screenshots", str(long / "shots")],
+         f"argument --screenshots: {long / 'shots'}: File name too long"),
+        (["harvest", "--tasks", "click-button", *ok, "--store", str(long)],
+         f"argument --store: {long}: File name too long"),
+        (["report", str(long)], f"cannot read {long / 'results.jsonl'}: File name too long"),
+        (["harvest", "--from-results", str(long), "--store", str(tmp_path / "s")],
+         f"no bench results at {long}: File name too long"),
+        (["solve", "--task", "click-button", "--llm", f"local:{long}.gguf"],
+         f"--llm local:{long}.gguf: File name too long"),
+        ([*bench, "--out", str(tmp_path / "results")],
+         f"cannot read {tmp_path / 'results' / 'results.jsonl'}: Is a directory"),
+        ([*bench, "--out", str(tmp_path / "lock")], f"cannot open {tmp_path / 'lock' / '.bench.lock'}: Is a directory"),
+        (["harvest", "--tasks", "click-button", *ok, "--store", str(tmp_path / "journal")],
+         f"cannot read {tmp_path / 'journal' / 'harvest.jsonl'}: Is a directory"),
+        (["report", str(tmp_path / "tables")], f"cannot write {tmp_path / 'tables' / 'tables.md'}: Is a directory"),
+        (["report", str(tmp_path / "report")], f"cannot write {tmp_path / 'report' / 'report.html'}: Is a directory"),
+    ]:
+        with pytest.raises(SystemExit) as info:
+            raise SystemExit(main(argv))
+        assert (info.value.code, capsys.readouterr().err) == (2, f"webwise: error: {message}\n"), argv
+
+
+def test_an_os_error_nothing_foresaw_is_one_line_naming_its_path(monkeypatch: pytest.MonkeyPatch,
+                                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    """The last line of defence: whatever OSError escapes a command is exit 2 and one line."""
+    import webwise.cli
+
+    def broken(args: argparse.Namespace) -> int:
+        raise IsADirectoryError(21, "Is a directory", "out/tables.md")
+
+    monkeypatch.setattr(webwise.cli, "_tasks", broken)
+    assert main(["tasks"]) == 2
+    assert capsys.readouterr().err == "webwise: error: out/tables.md: Is a directory\n"
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="no /dev/full here")
+def test_a_stdout_that_cannot_be_written_is_one_line() -> None:
+    with open("/dev/full", "w") as full:
+        result = subprocess.run([WEBWISE, "tasks"], stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr == "webwise: error: cannot write to stdout: No space left on device\n"
+
+
+def test_a_task_named_twice_runs_once() -> None:
+    assert parse_task_list("click-test,click-button,click-test, click-button") == ["click-test", "click-button"]
+
+
+def test_a_bad_llm_spec_creates_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Checked with the rest of the plan: no empty OUT (nor store) is left behind."""
+    for argv in (["bench", "--tasks", "click-button", "--out", str(tmp_path / "out")],
+                 ["harvest", "--tasks", "click-button", "--store", str(tmp_path / "out")]):
+        assert main([*argv, "--llm", "bogus"]) == 2
+        assert capsys.readouterr().err.startswith("webwise: error: unknown --llm spec 'bogus'")
+        assert not (tmp_path / "out").exists()

@@ -786,3 +786,51 @@ def test_import_errors_are_one_line_and_exit_2(tmp_path: Path, capsys: pytest.Ca
                                                args: list[str], error: str) -> None:
     assert main(["harvest", *(arg.format(tmp=tmp_path) for arg in args), "--store", str(tmp_path / "store")]) == 2
     assert capsys.readouterr().err == f"webwise: error: {error.format(tmp=tmp_path)}\n"
+
+
+def test_bench_records_an_import_cannot_learn_from_are_refused_naming_their_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Records read_results takes as episodes' but whose attempts or steps are not as a bench writes
+    them (a file edited by hand) are refused up front, as any other bad line is, before anything runs."""
+    out = bench_run(tmp_path, {"click-button": [GENERAL]}, seeds=1)
+    [record] = read_results(out / "results.jsonl")
+    no_win = {**record, "trials": [{**trial, "success": False} for trial in record["trials"]]}
+    no_page = {**record, "trace": [{**step, "observation": None} for step in record["trace"]]}
+    no_program = {**record, "trace": [{k: v for k, v in step.items() if k != "program"} for step in record["trace"]]}
+    capsys.readouterr()
+    for broken, problem in ((no_win, "it is a success, but no trial succeeded"),
+                            (no_page, "a step's observation is null"),
+                            (no_program, "a step lacks one of trial, program, error, observation")):
+        results = tmp_path / "edited.jsonl"
+        results.write_text(json.dumps(record) + "\n" + json.dumps(broken) + "\n")
+        assert main(["harvest", "--from-results", str(results), "--store", str(tmp_path / "store")]) == 2
+        assert capsys.readouterr().err == (f"webwise: error: {results}: line 2 is not an episode record ({problem})\n")
+    assert not (tmp_path / "store").exists()
+
+
+@pytest.mark.parametrize(("candidate", "problem"), [
+    (None, "its candidate: expected an object with 'instruction' and 'steps'"),
+    ("click('button', 'Ok')", "its candidate: expected an object with 'instruction' and 'steps'"),
+    ({"instruction": "Click Ok.", "steps": [{"observation": [], "program": "click('button', 'Ok')"}]},
+     "its candidate's provenance has no 'llm'"),
+])
+def test_a_hand_edited_candidate_is_refused_naming_its_journal_line(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], candidate: object, problem: str) -> None:
+    store_dir = tmp_path / "store"
+    store_dir.mkdir()
+    refused = {"task": "click-button", "seed": 10000, "method": "webwise", "examples": "none", "llm": "replay:x",
+               "success": True, "error": None, "infra_error": None, "outcome": "refused", "candidate": candidate}
+    (store_dir / JOURNAL).write_text(json.dumps(refused) + "\n")
+    assert main(["harvest", "--tasks", "click-button", "--recheck", "--store", str(store_dir)]) == 2
+    assert capsys.readouterr().err == (f"webwise: error: {store_dir / JOURNAL}: line 1 is not an episode record "
+                                       f"({problem})\n")
+
+
+def test_a_store_whose_lock_cannot_be_taken_is_refused_before_any_episode(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store_dir = tmp_path / "store"
+    (store_dir / ".lock").mkdir(parents=True)
+    assert main(["harvest", "--tasks", "click-button", "--seeds", "1", "--llm", replay(tmp_path, {"*": [GENERAL]}),
+                 "--store", str(store_dir)]) == 2
+    assert capsys.readouterr().err == f"webwise: error: cannot open {store_dir / '.lock'}: Is a directory\n"
+    assert not (store_dir / JOURNAL).exists()

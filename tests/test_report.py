@@ -198,3 +198,27 @@ def test_a_whole_suite_run_taught_by_its_harvest_shows_every_table_of_tables_md(
     assert "AgentLab GenericAgent, GPT-4o 125 625 0.638" in rows
     assert "this run, trial 1 2 2 1.00 (2/2) 1.00 (2/2)" in rows
     assert (tmp_path / "tables.md").read_text().count("### Beside AgentLab") == 2  # none, auto+none
+
+
+def test_files_the_user_may_not_read_are_one_line_or_left_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Root reads anything, so reading answers as for another user's files: an unreadable
+    results file is a one-line error, an unreadable screenshot is left out as a gone one is."""
+    from webwise.episode import Episode
+    from webwise.report import _Blobs
+
+    (tmp_path / "screenshots").mkdir()
+    (tmp_path / "screenshots" / "shot.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    (tmp_path / "results.jsonl").write_text(json.dumps(Episode("click-button", 0, "webwise", "none", "x").to_dict())
+                                            + "\n")
+    read_bytes = Path.read_bytes
+
+    def unreadable(path: Path) -> bytes:
+        if path.name in ("shot.png", "results.jsonl"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return read_bytes(path)
+
+    monkeypatch.setattr(Path, "read_bytes", unreadable)
+    assert _Blobs(tmp_path / "screenshots").screenshot("shot.png") is None
+    assert main(["report", str(tmp_path)]) == 2
+    assert capsys.readouterr().err == f"webwise: error: cannot read {tmp_path / 'results.jsonl'}: Permission denied\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import os
 import json
 import subprocess
 import sys
@@ -156,3 +157,30 @@ def test_a_malformed_store_is_one_line_and_exit_2(tmp_path: Path, capsys: pytest
     assert (code, out) == (2, "") and err.count("\n") == 1 and message in err, err
     with pytest.raises(ConfigError, match="example 1"):
         store.load("click-link", tmp_path)
+
+
+def test_a_store_the_user_cannot_read_is_an_error(stored: Path, capsys: pytest.CaptureFixture[str],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not an empty listing. Root reads anything, so the permission check answers as for another
+    user's store."""
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode: not (mode & os.R_OK and Path(path) == stored)
+                        and real_access(path, mode))
+    for command in (["list"], ["show", "click-button"]):
+        code, out, err = run(capsys, "store", *command, "--store", str(stored))
+        assert (code, out, err) == (2, "", f"webwise: error: cannot read the example store at {stored}\n"), command
+
+
+def test_a_checkout_s_store_the_user_cannot_write_is_an_error(stored: Path, capsys: pytest.CaptureFixture[str],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """``store remove`` and ``harvest`` write the checkout's store by default: one the user may
+    only read (another user's checkout) is refused before anything runs, as a --store DIR is."""
+    monkeypatch.setattr(store, "DEFAULT_STORE", stored)
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode: not (mode & os.W_OK and Path(path) == stored)
+                        and real_access(path, mode))
+    for command, argv in (("store remove", ["store", "remove", "click-button", "1"]),
+                          ("harvest", ["harvest", "--tasks", "click-button", "--llm", "replay:x.json"])):
+        code, out, err = run(capsys, *argv)
+        assert (code, out, err) == (2, "", f"webwise: error: {command}: cannot write in {stored}; give --store DIR\n")
+    assert store.count("click-button", stored) == 2

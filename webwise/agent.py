@@ -375,14 +375,29 @@ class Agent:
         return observation
 
     def _screenshot(self, episode: Episode, step: Step) -> None:
+        """Save the page after ``step`` as a PNG; one that cannot be written (a file in the folder's
+        place, a full disk) leaves the step without a screenshot and its ``note`` saying why.
+
+        The episode goes on rather than stopping: its record, minutes of model time, is what
+        a run measures, and a picture is only there for people reading the report.
+        """
         directory = self.settings.screenshot_dir
         if directory is None:
             return
-        directory.mkdir(parents=True, exist_ok=True)
         path = directory / (f"{episode.task}-s{episode.seed}-{episode.method}-{episode.examples}"
                             f"-t{step.trial}-step{step.index}.png")
-        replace_file(path, self.env.screenshot_png())  # a link planted under its name is replaced, not followed
-        step.screenshot = path.name
+        png = self.env.screenshot_png()  # a dead browser ends the episode as anywhere else
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+            replace_file(path, png)  # a link planted under its name is replaced, not followed
+        except FileExistsError:  # mkdir's, when a file has the folder's name
+            step.note = _joined(step.note, f"no screenshot: {directory} is not a directory")
+        except OSError as exc:
+            step.note = _joined(step.note, f"no screenshot: cannot make {directory}: {exc.strerror or exc}")
+        except ConfigError as exc:
+            step.note = _joined(step.note, f"no screenshot: {exc}")
+        else:
+            step.screenshot = path.name
 
 
 class ActionHandler:

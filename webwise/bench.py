@@ -49,7 +49,7 @@ from webwise.atomic import open_own, replace_file
 from webwise.environment import BrowserDied
 from webwise.episode import Episode
 from webwise.errors import ConfigError, Interrupted, WebwiseError
-from webwise.llm import ChatModel, ChatReply, ChatRequest, make_llm
+from webwise.llm import ChatModel, ChatReply, ChatRequest, check_spec, make_llm
 from webwise.pages import PageServer
 from webwise.provenance import code_of, code_version
 from webwise.tasks import html_root
@@ -101,7 +101,9 @@ class BenchConfig:
         return self.progress or sys.stderr
 
     def jobs(self) -> list[Job]:
-        """Same task and method next to each other, so a worker's browser rarely reloads a page."""
+        """Same task and method next to each other, so a worker's browser rarely reloads a page.
+        Every problem of the plan, the ``--llm`` spec's too, is a :class:`ConfigError` before the
+        bench creates anything in OUT."""
         for method, examples in itertools.product(self.methods, self.examples):
             check_method(method, examples)
         planned = len(self.tasks) * len(self.methods) * len(self.examples) * len(self.seeds)
@@ -110,6 +112,7 @@ class BenchConfig:
                               "pass fewer --seeds or tasks")
         for task, examples in itertools.product(self.tasks, self.examples):
             load_examples(task, examples, self.store_dir)  # a task without its examples fails the plan, not the run
+        check_spec(self.llm)  # as solve: the examples first, then the model
         combinations = itertools.product(self.tasks, self.methods, self.examples, self.seeds)
         return [Job(t, s, m, e) for t, m, e, s in combinations]
 
@@ -174,16 +177,22 @@ def _shape_problem(record: Any) -> str | None:
     return None
 
 
-def read_results(path: Path, *, repair: bool = False) -> list[dict[str, Any]]:
-    """The complete records of a results file.
+def read_results(path: Path, *, repair: bool = False,
+                 check: Callable[[dict[str, Any]], str | None] | None = None) -> list[dict[str, Any]]:
+    """The complete records of a results file (or a harvest's journal).
 
     A last line without its newline is what kill -9 mid-write leaves; it is ignored (and
     with ``repair`` cut off, so the next append starts on a fresh line). Any other bad line
-    means the file is not ours to guess about: a one-line :class:`ConfigError`.
+    means the file is not ours to guess about: a one-line :class:`ConfigError`, as is a file
+    that cannot be read. ``check`` says what else is wrong with a record for the caller's use
+    (None: nothing), which refuses its line the same way.
     """
-    if not path.exists():
-        return []
-    data = path.read_bytes()
+    try:
+        if not path.exists():
+            return []
+        data = path.read_bytes()
+    except OSError as exc:  # a folder in the file's place, a file the user may not read, a name too long
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
     complete, _, torn = data.rpartition(b"\n")
     if torn and repair:
         with os.fdopen(open_own(path, os.O_RDWR), "r+b") as handle:
@@ -197,6 +206,7 @@ def read_results(path: Path, *, repair: bool = False) -> list[dict[str, Any]]:
             problem = _shape_problem(record)
         except (ValueError, RecursionError):
             problem = "not JSON"
+        problem = problem or (check(record) if check else None)
         if problem:
             raise ConfigError(f"{path}: line {number} is not an episode record ({problem})")
         records.append(record)
@@ -575,21 +585,34 @@ def _exclusive(out: Path) -> Iterator[None]:
         yield
 
 
+#: Seconds after a signal in which the same signal again is the same request, not a second one.
+REPEAT_WINDOW = 1.0
+
+
 @contextlib.contextmanager
 def _on_interrupt(callback: Callable[[], object]) -> Iterator[None]:
     """The first Ctrl-C or SIGTERM asks the workers to stop; a second one is the default.
 
     SIGTERM (``kill``, a job scheduler's time limit) is stopped like Ctrl-C, so the finished
-    episodes' tables get written and the browsers closed instead of left running.
+    episodes' tables get written and the browsers closed instead of left running. The same
+    signal again within :data:`REPEAT_WINDOW` is ignored: coreutils ``timeout`` sends SIGTERM to
+    the bench and then to its whole process group, the bench included, which is one request to
+    stop, not a second one asking to be killed at once.
     """
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     previous: dict[int, Any] = {}
+    first: dict[int, float] = {}  # when each signal first came
 
     def handler(signum: int, frame: FrameType | None) -> None:
-        signal.signal(signum, previous[signum])
-        callback()
+        now = time.monotonic()
+        if signum not in first:
+            first[signum] = now
+            callback()
+        elif now - first[signum] > REPEAT_WINDOW:  # asked again: what the signal did before the bench
+            signal.signal(signum, previous[signum])
+            signal.raise_signal(signum)
 
     for signum in (signal.SIGINT, signal.SIGTERM):
         previous[signum] = signal.signal(signum, handler)

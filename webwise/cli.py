@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Callable, NoReturn, Sequence
 
 from webwise.agent import EXAMPLE_MODES, Settings, check_method, load_examples
+from webwise.atomic import writable_directory
 from webwise.environment import MAX_SEED, BrowserDied
 from webwise.episode import Episode
 from webwise.errors import ConfigError, WebwiseError
-from webwise.harvest import HARVEST_EXAMPLES, HARVEST_SEED_START
+from webwise.harvest import CHECK_SEEDS, HARVEST_EXAMPLES, HARVEST_SEED_START, MAX_CHECK_SEEDS
 from webwise.llm import SPECS
 from webwise.prompts import METHODS
 from webwise.tasks import PAPER48, PAPER_GROUPS, all_tasks, catalog, check_task, parse_task_list, suite_group
@@ -31,20 +32,24 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"webwise: error: {message}\n")
 
 
-def non_negative_int(text: str) -> int:
+def whole_number(text: str) -> int:
     try:
-        value = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+
+
+def non_negative_int(text: str) -> int:
+    value = whole_number(text)
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected a number >= 0, got {value}")
     return value
 
 
 def positive_int(text: str) -> int:
-    value = non_negative_int(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError("expected a number >= 1, got 0")
+    value = whole_number(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
     return value
 
 
@@ -56,32 +61,52 @@ def seed(text: str) -> int:
     return value
 
 
+def check_seeds(text: str) -> int:
+    """``--check-seeds``: the check looks through four seeds for each it needs, resetting the page
+    for each, so a huge count would hang building them rather than check anything."""
+    value = positive_int(text)
+    if value > MAX_CHECK_SEEDS:
+        raise argparse.ArgumentTypeError(f"expected at most {MAX_CHECK_SEEDS} seeds, got {value}")
+    return value
+
+
+def given_path(text: str) -> Path:
+    """A path typed on the command line: an empty one is refused, as ``Path("")`` would quietly
+    be the current directory (a ``--out "$UNSET"`` writing a bench into the checkout)."""
+    if not text:
+        raise argparse.ArgumentTypeError("expected a path, got an empty one")
+    return Path(text)
+
+
+def grid_url(text: str) -> str:
+    """``--remote``: an empty URL is refused, as it would quietly run the browsers here."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected the Grid's URL, got an empty one")
+    return text
+
+
 LLM_HELP = f"{SPECS} (default local)"
 TASKS_HELP = "paper48, all, expressible (tasks a reference program solves) or a comma-separated list"
 
 
 def directory(text: str) -> Path:
-    """A directory to write into: one that exists, or one that can be made where the path points.
-
-    Checked before anything runs: a file in the way would otherwise surface as a traceback
-    at the first write, after minutes of model calls.
-    """
-    path = Path(text)
-    existing = next((p for p in (path, *path.parents) if p.exists()), Path("."))
-    if not existing.is_dir():
-        raise argparse.ArgumentTypeError(f"{existing} is not a directory")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise argparse.ArgumentTypeError(f"cannot write in {existing}")
-    return path
+    """A directory to write into (see :func:`webwise.atomic.writable_directory`)."""
+    try:
+        return writable_directory(given_path(text))
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def readable_store(text: str) -> Path:
     """A store to read from: its directory, which may be read-only (a store handed over, or
-    shipped with an installed copy). Whether it exists is the store's check, when an example
-    is first asked for; a file in its place is refused here, as for the stores written to."""
-    path = Path(text)
-    if path.exists() and not path.is_dir():
-        raise argparse.ArgumentTypeError(f"{path} is not a directory")
+    shipped with an installed copy). Whether it exists and can be read is the store's check, when
+    an example is first asked for; a file in its place is refused here, as for the stores written to."""
+    path = given_path(text)
+    try:
+        if path.exists() and not path.is_dir():
+            raise argparse.ArgumentTypeError(f"{path} is not a directory")
+    except OSError as exc:  # a name too long, a folder on the way the user may not look into
+        raise argparse.ArgumentTypeError(f"{path}: {exc.strerror or exc}") from None
     return path
 
 
@@ -97,7 +122,8 @@ def add_browsers(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=positive_int, default=1,
                         help="parallel browsers (default 1); with local they share one model, which "
                              "answers their calls in turn")
-    parser.add_argument("--remote", default=None, metavar="URL", help="run the browsers on the Selenium Grid at URL")
+    parser.add_argument("--remote", type=grid_url, default=None, metavar="URL",
+                        help="run the browsers on the Selenium Grid at URL")
     parser.add_argument("--page-host", default="127.0.0.1",
                         help="address to serve task pages on; must be reachable from the Grid's nodes "
                              "(default 127.0.0.1)")
@@ -158,9 +184,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help=f"first seed, below 100000 (default {HARVEST_SEED_START}: apart from evaluation seeds)")
     harvest.add_argument("--trials", type=positive_int, default=1,
                          help="attempts per episode with reflection between them (default 1)")
-    harvest.add_argument("--check-seeds", type=positive_int, default=3,
+    harvest.add_argument("--check-seeds", type=check_seeds, default=CHECK_SEEDS,
                          help="fresh seeds (100000 and up, each asking something new) a candidate must solve "
-                              "replayed without the model (default 3)")
+                              f"replayed without the model (default {CHECK_SEEDS}, at most {MAX_CHECK_SEEDS})")
     harvest.add_argument("--llm", default="local", help=LLM_HELP)
     harvest.add_argument("--store", type=directory, default=None, help="example store to write (default: the checkout's incontext/auto; needed when installed)")
     harvest.add_argument("--method", default="webwise", choices=METHODS,
@@ -173,7 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
     harvest.add_argument("--recheck", action="store_true",
                          help="run no episodes: check the journal's refused candidates of --tasks again with the "
                               "current rewrites, without the model, and keep those that pass")
-    harvest.add_argument("--from-results", type=Path, default=None, metavar="RESULTS",
+    harvest.add_argument("--from-results", type=given_path, default=None, metavar="RESULTS",
                          help="run no episodes: learn from a bench run's zero-shot episodes (its results.jsonl or "
                               "output folder), each solved one's programs checked and kept as a harvest's, "
                               "without the model")
@@ -211,7 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
                                  description="A self-contained HTML report of a bench directory: the tables and "
                                              "every episode step by step with prompt, program, error and screenshot. "
                                              "Also rewrites DIR/tables.md and DIR/tables.csv from DIR/results.jsonl.")
-    report.add_argument("dir", type=Path, help="a `webwise bench --out` directory")
+    report.add_argument("dir", type=given_path, help="a `webwise bench --out` directory")
 
     tasks = commands.add_parser("tasks", help="list the MiniWoB++ tasks: group and the actions each needs",
                                 description="One line per task: name, group (the paper's rule: how many API "
@@ -225,17 +251,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        if args.command == "bench":
-            return _bench(args)
-        if args.command == "report":
-            return _report(args)
-        if args.command == "tasks":
-            return _tasks(args)
-        if args.command == "harvest":
-            return _harvest(args)
-        if args.command == "store":
-            return _store(args)
-        return _solve(args)
+        status = _command(args)
+        sys.stdout.flush()  # a stdout that cannot take the output fails here, where it is handled, not at exit
+        return status
     except ConfigError as exc:
         print(f"webwise: error: {shown(str(exc))}", file=sys.stderr)
         return 2
@@ -248,6 +266,51 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `webwise tasks | head`: the reader left early, which is no error
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except OSError as exc:  # the last line of defence: a path the checks up front could not foresee
+        print(f"webwise: error: {shown(os_error(exc))}", file=sys.stderr)
+        return 2
+
+
+def _command(args: argparse.Namespace) -> int:
+    if args.command == "bench":
+        return _bench(args)
+    if args.command == "report":
+        return _report(args)
+    if args.command == "tasks":
+        return _tasks(args)
+    if args.command == "harvest":
+        return _harvest(args)
+    if args.command == "store":
+        return _store(args)
+    return _solve(args)
+
+
+def os_error(exc: OSError) -> str:
+    """An OSError in one line naming what failed: stdout, when it is what cannot be written
+    (``webwise tasks > /dev/full``), else the path the error names."""
+    reason = exc.strerror or str(exc)
+    if _stdout_refuses():
+        return f"cannot write to stdout: {reason}"
+    paths = [str(name) for name in (exc.filename, exc.filename2) if name is not None]
+    return f"{' -> '.join(paths)}: {reason}" if paths else reason
+
+
+def _stdout_refuses() -> bool:
+    """Whether stdout cannot be written: its buffer will not flush, or its file refuses even an
+    empty write (a failed write empties the buffer, so the flush alone may not tell). Then stdout
+    is pointed at /dev/null, as for a reader that left: the flush at exit would fail again, with
+    a traceback of its own."""
+    try:
+        fd = sys.stdout.fileno()
+    except (OSError, ValueError):  # not a file (a test's capture): nothing to tell by
+        return False
+    try:
+        sys.stdout.flush()
+        os.write(fd, b"")
+    except OSError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), fd)
+        return True
+    return False
 
 
 def _harvest(args: argparse.Namespace) -> int:

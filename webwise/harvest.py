@@ -42,7 +42,7 @@ from webwise.bench import EXIT_FAULTS, RESULTS, Job, Key, Pool, read_results, re
 from webwise.episode import Episode
 from webwise.errors import ConfigError, Interrupted
 from webwise.generalise import lift, search_panels, skip_unseen_items
-from webwise.llm import ChatModel, make_llm
+from webwise.llm import ChatModel, check_spec, make_llm
 from webwise.llm.replay import ReplayModel
 from webwise.provenance import code_of, code_version
 from webwise.session import Session
@@ -55,6 +55,9 @@ CHECK_SEED_OFFSET = 100_000
 HARVEST_SEED_START = 10_000
 #: Fresh seeds a candidate must solve, replayed without the model, to be kept.
 CHECK_SEEDS = 3
+#: The most check seeds a harvest takes: finding them resets the page on :data:`CHECK_POOL` times
+#: as many seeds, each a round trip to the browser, so a mistyped count would hang building them.
+MAX_CHECK_SEEDS = 100
 #: The journal of finished episodes, in the store directory.
 JOURNAL = "harvest.jsonl"
 #: What a harvest episode's prompt may show: nothing (the paper's ACG), or the store's nearest
@@ -133,8 +136,8 @@ class HarvestConfig:
             raise ConfigError(f"a harvest shows examples {' or '.join(HARVEST_EXAMPLES)}, not {self.examples!r}")
         for task in self.tasks:
             check_task(task)
-        if self.check_seeds < 1:
-            raise ConfigError("the check needs at least one seed")
+        if not 1 <= self.check_seeds <= MAX_CHECK_SEEDS:
+            raise ConfigError(f"the check takes 1 to {MAX_CHECK_SEEDS} seeds, not {self.check_seeds}")
         if self.seeds and max(self.seeds) >= CHECK_SEED_OFFSET:
             raise ConfigError(f"harvest seeds must be below {CHECK_SEED_OFFSET}, where the check's fresh seeds start; "
                               f"got {max(self.seeds)}")
@@ -289,7 +292,8 @@ class Harvest(Pool):
         far is on disk). :attr:`reports` holds the summary of every planned episode finished."""
         config = self.config
         plan = config.jobs()
-        self.store_dir.mkdir(parents=True, exist_ok=True)
+        check_spec(config.llm)  # before the store is made
+        store.ready(self.store_dir)  # its lock, which storing a candidate takes, before any episode runs
         journal = self.store_dir / JOURNAL
         existing = read_results(journal, repair=True)  # a torn last line is cut before appending after it
         first = make_llm(config.llm)
@@ -426,6 +430,8 @@ class _WithoutModel(Harvest):
         """A job per record over the workers, its journal line appended; True when interrupted."""
         jobs = [Job(record["task"], record["seed"], record["method"], record["examples"]) for record in records]
         self.queued = {id(job): record for job, record in zip(jobs, records)}
+        if jobs:
+            store.ready(self.store_dir)  # its lock, which storing a candidate takes, before any check runs
         interrupted = bool(jobs) and self.work(jobs, journal, len(jobs), ReplayModel({}, f"replay:{self.label}"))
         if self.error is not None:
             raise self.error
@@ -451,7 +457,8 @@ class Recheck(_WithoutModel):
         agent; 130 after Ctrl-C or SIGTERM."""
         self.config.jobs()  # the same checks of the tasks and settings as a harvest's
         journal = self.store_dir / JOURNAL
-        latest = {(record_key(r), r.get("imported_from")): r for r in read_results(journal, repair=True)
+        records = read_results(journal, repair=True, check=_candidate_problem)  # a hand-edited one too
+        latest = {(record_key(r), r.get("imported_from")): r for r in records
                   if r["task"] in self.config.tasks}  # two bench files may hold one episode: both count
         refused = [r for r in latest.values() if r.get("outcome") == "refused"]
         todo = [r for r in refused if "candidate" in r]
@@ -481,9 +488,12 @@ class Recheck(_WithoutModel):
 
 def results_file(path: Path) -> Path:
     """A bench's results file: ``path`` itself, or ``results.jsonl`` in the bench's output folder."""
-    found = path / RESULTS if path.is_dir() else path
-    if not found.is_file():
-        raise ConfigError(f"no bench results at {found}")
+    try:
+        found = path / RESULTS if path.is_dir() else path
+        if not found.is_file():
+            raise ConfigError(f"no bench results at {found}")
+    except OSError as exc:  # a name too long, a folder on the way the user may not look into
+        raise ConfigError(f"no bench results at {path}: {exc.strerror or exc}") from None
     return found
 
 
@@ -497,12 +507,61 @@ RECORD_KEYS = ("utterance", "success", "reward", "seconds")
 def episode_records(path: Path) -> list[dict[str, Any]]:
     """The episode records of the bench results file ``path``; a :class:`ConfigError` naming
     the first record that is not one (a harvest's journal, say, given by mistake)."""
-    records = read_results(path)
+    records = read_results(path, check=_unlearnable)
     for number, record in enumerate(records, 1):
         missing = [key for key in RECORD_KEYS if key not in record]
         if missing:
             raise ConfigError(f"{path}: record {number} is not a bench episode's: it has no {missing[0]!r}")
     return records
+
+
+#: What a candidate's provenance must say for a harvest to judge it: the attempt it came from,
+#: and what :func:`_from_this_episode` compares with the store's twin.
+CANDIDATE_PROVENANCE = ("llm", "method", "examples", "seed", "trial")
+#: What each attempt and each step of an episode's record must hold for :func:`entry_from` and
+#: :func:`_unsolved` to read it (every record a bench wrote has them).
+TRIAL_KEYS = ("trial", "success", "ending")
+STEP_KEYS = ("trial", "program", "error", "observation")
+
+
+def _candidate_problem(record: dict[str, Any]) -> str | None:
+    """What is wrong with the ``candidate`` a journal record holds, as the store's reader checks an
+    example and as a harvest reads its provenance; None when it is sound or there is none. A
+    journal is a file people edit by hand, and a candidate that is not one must be a line naming
+    where it is, not a crash in the middle of a recheck."""
+    if "candidate" not in record:
+        return None
+    candidate = record["candidate"]
+    try:
+        store.check_entry("its candidate", candidate)
+    except ConfigError as exc:
+        return str(exc)
+    missing = [name for name in CANDIDATE_PROVENANCE if name not in candidate.get("provenance", {})]
+    return f"its candidate's provenance has no {missing[0]!r}" if missing else None
+
+
+def _unlearnable(record: dict[str, Any]) -> str | None:
+    """What in a bench record that :func:`webwise.bench.read_results` took as an episode's would
+    stop an import learning from it (None: nothing): its attempts and steps as :func:`entry_from`
+    and :func:`_unsolved` read them, and the example a solved one teaches, as the store's reader
+    checks it. Refused up front, as the line it is on, rather than found halfway through an import
+    (records without ``trials`` or ``trace`` are left out and counted instead: see :func:`learnable`)."""
+    if "trials" not in record or "trace" not in record or any(key not in record for key in RECORD_KEYS):
+        return None  # left out, or named by episode_records
+    if record["trials"] is None or record["trace"] is None:
+        return "its trials or trace is null"
+    if not all(key in trial for trial in record["trials"] for key in TRIAL_KEYS):
+        return f"a trial lacks one of {', '.join(TRIAL_KEYS)}"
+    if not all(key in step for step in record["trace"] for key in STEP_KEYS):
+        return f"a step lacks one of {', '.join(STEP_KEYS)}"
+    if not record["success"]:
+        return None
+    if not any(trial["success"] for trial in record["trials"]):
+        return "it is a success, but no trial succeeded"
+    if any(step["observation"] is None for step in record["trace"]):
+        return "a step's observation is null"
+    entry = entry_from(record)
+    return _candidate_problem({"candidate": entry}) if entry["steps"] else None
 
 
 def learnable(records: list[dict[str, Any]], tasks: Sequence[str]) -> list[dict[str, Any]]:

@@ -201,9 +201,9 @@ _JS = r"""
 def write_report(out: Path) -> Path:
     """Write ``out/report.html`` (and refresh the tables); returns its path."""
     path = out / RESULTS
+    records = read_results(path)  # first: a file that cannot be read, a name too long, is its one line
     if not path.is_file():
         raise ConfigError(f"{path} not found: run `webwise bench --out {out}` first")
-    records = read_results(path)
     write_tables(out)
     target = out / "report.html"
     replace_text(target, render(records, out / SCREENSHOTS))
@@ -320,13 +320,16 @@ class _Blobs:
         return [[m.get("role", "?"), self.string(str(m.get("content", "")))] for m in messages or []]
 
     def screenshot(self, name: str) -> int | None:
-        """The number of the screenshot's block, or None when its file is gone or is not one
-        of the bench's PNGs: a report is the file people share, and a link planted among the
+        """The number of the screenshot's block, or None when its file is gone, cannot be read or
+        is not one of the bench's PNGs: a report is the file people share, and a link planted among the
         screenshots of a folder someone handed over would put any file it reaches into it."""
         path = self.screenshots / Path(name).name
-        if self.screenshots.is_symlink() or path.is_symlink() or not path.is_file():
+        try:
+            if self.screenshots.is_symlink() or path.is_symlink() or not path.is_file():
+                return None
+            data = path.read_bytes()
+        except OSError:
             return None
-        data = path.read_bytes()
         if not data.startswith(_PNG):
             return None
         digest = hashlib.sha256(data).hexdigest()

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from webwise.atomic import open_own, replace_file
+from webwise.atomic import open_own, replace_file, writable_directory
 from webwise.errors import ConfigError
 from webwise.examples import CHECKOUT, INCONTEXT, Example, Step, read_steps
 from webwise.extraction import normal
@@ -46,20 +46,22 @@ def _checked(path: Path) -> list[tuple[dict[str, Any], tuple[Step, ...]]]:
     """A task's stored examples, each checked as the prompt and ``store list`` read it, with the
     steps the prompt shows: a store may be a folder someone handed over, and a malformed one
     is a one-line error up front."""
-    if not path.exists():
-        return []
-    if not path.is_file():  # a FIFO under a task's name would block the read forever
-        raise ConfigError(f"harvested examples in {path} are unreadable: not a file")
     try:
+        if not path.exists():
+            return []
+        if not path.is_file():  # a FIFO under a task's name would block the read forever
+            raise ConfigError(f"harvested examples in {path} are unreadable: not a file")
         entries = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError) as exc:
+    except OSError as exc:  # a store folder the user may not look into, a name too long
+        raise ConfigError(f"harvested examples in {path} are unreadable: {exc.strerror or exc}") from None
+    except (ValueError, RecursionError) as exc:
         raise ConfigError(f"harvested examples in {path} are unreadable: {exc}") from None
     if not isinstance(entries, list):
         raise ConfigError(f"harvested examples in {path} are unreadable: expected a list of examples")
-    return [(entry, _check_entry(f"{path}: example {number}", entry)) for number, entry in enumerate(entries, 1)]
+    return [(entry, check_entry(f"{path}: example {number}", entry)) for number, entry in enumerate(entries, 1)]
 
 
-def _check_entry(where: str, entry: Any) -> tuple[Step, ...]:
+def check_entry(where: str, entry: Any) -> tuple[Step, ...]:
     """The entry's steps, once the whole entry is checked; else a one-line :class:`ConfigError`."""
     if not isinstance(entry, dict) or not isinstance(entry.get("instruction"), str):
         raise ConfigError(f"{where}: expected an object with 'instruction' and 'steps'")
@@ -75,10 +77,17 @@ def _check_entry(where: str, entry: Any) -> tuple[Step, ...]:
 
 
 def existing(directory: Path | None = None) -> Path:
-    """The store directory, which must exist: a mistyped ``--store`` is an error, never an empty store."""
+    """The store directory, which must exist and be readable: a mistyped ``--store`` is an error,
+    never an empty store, and so is one the user may not read (its listing would be empty too)."""
     directory = directory or DEFAULT_STORE
-    if not directory.is_dir():
+    try:
+        found = directory.is_dir()
+    except OSError as exc:  # a name too long, a folder on the way the user may not look into
+        raise ConfigError(f"no example store at {directory}: {exc.strerror or exc}") from None
+    if not found:
         raise ConfigError(f"no example store at {directory}")
+    if not os.access(directory, os.R_OK | os.X_OK):
+        raise ConfigError(f"cannot read the example store at {directory}")
     return directory
 
 
@@ -165,7 +174,18 @@ def writable(directory: Path | None, command: str) -> Path:
     if CHECKOUT is None:
         raise ConfigError(f"{command} needs --store DIR here: webwise runs from an installed copy, whose "
                           "incontext/auto is read-only package data")
-    return DEFAULT_STORE
+    try:  # a checkout the user may only read (another user's, a shared one): checked as --store DIR is
+        return writable_directory(DEFAULT_STORE)
+    except ConfigError as exc:
+        raise ConfigError(f"{command}: {exc}; give --store DIR") from None
+
+
+def ready(directory: Path) -> Path:
+    """``directory``, made if missing, once its lock was taken and let go: a store whose lock cannot
+    be taken (a folder in its place) is a one-line error before a harvest runs any episode, not
+    after the first one's candidate was checked."""
+    with _locked(directory):
+        return directory
 
 
 def programs_key(entry: dict[str, Any]) -> tuple[str, ...]:
@@ -205,7 +225,7 @@ def add(task: str, entry: dict[str, Any], directory: Path | None = None) -> str:
 
     One of ``"kept"``, ``"duplicate"``, ``"full"``.
     """
-    _check_entry(f"the example of {task} to store", entry)  # never write what the store's reader refuses
+    check_entry(f"the example of {task} to store", entry)  # never write what the store's reader refuses
     directory = directory or DEFAULT_STORE
     with _locked(directory):
         path = task_file(task, directory)

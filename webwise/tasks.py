@@ -98,7 +98,8 @@ def expressible() -> list[str]:
 
 
 def parse_task_list(spec: str) -> list[str]:
-    """``paper48``, ``all``, ``expressible`` or a comma-separated list of task names."""
+    """``paper48``, ``all``, ``expressible`` or a comma-separated list of task names, each once in
+    the order first given: a name given twice would run (and count) the same episodes twice."""
     if spec == "paper48":
         return list(PAPER48)
     if spec == "all":
@@ -108,4 +109,4 @@ def parse_task_list(spec: str) -> list[str]:
     names = [name.strip() for name in spec.split(",") if name.strip()]
     if not names:
         raise ConfigError("empty task list")
-    return [check_task(name) for name in names]
+    return [check_task(name) for name in dict.fromkeys(names)]

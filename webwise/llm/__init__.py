@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from webwise import model_assets
 from webwise.errors import ConfigError
 from webwise.llm.base import ChatModel, ChatReply, ChatRequest, Message
-from webwise.llm.replay import ReplayModel
+from webwise.llm.replay import ReplayModel, load_replies
 
-__all__ = ["ChatModel", "ChatReply", "ChatRequest", "Message", "SPECS", "make_llm"]
+__all__ = ["ChatModel", "ChatReply", "ChatRequest", "Message", "SPECS", "check_spec", "make_llm"]
 
 #: The ``--llm`` specs :func:`make_llm` understands, as help and error texts name them.
 SPECS = "local (the 0.5B), local:0.5b, local:1.5b, local:PATH.gguf, openai:MODEL or replay:FILE"
@@ -21,22 +22,16 @@ def make_llm(spec: str, cache_dir: Path | None = None) -> ChatModel:
     Real backends are wrapped in the on-disk response cache when ``cache_dir`` or
     ``WEBWISE_LLM_CACHE`` names a directory; replay never is.
     """
-    kind, _, arg = spec.partition(":")
+    kind, arg = _kind(spec)
     if kind == "replay":
-        if not arg:
-            raise ConfigError("--llm replay:FILE needs a file name")
         return ReplayModel.from_file(Path(arg))
     if kind == "openai":
-        if not arg:
-            raise ConfigError("--llm openai:MODEL needs a model name, e.g. openai:gpt-4o-mini")
         from webwise.llm.openai_backend import OpenAIModel, policy_from_env
 
         timeout, policy = policy_from_env()
         model: ChatModel = OpenAIModel(arg, timeout=timeout, policy=policy)
-    elif kind == "local":
-        model = _make_local(arg)
     else:
-        raise ConfigError(f"unknown --llm spec {spec!r}: use {SPECS}")
+        model = _make_local(arg)
     cache = cache_dir or (Path(os.environ["WEBWISE_LLM_CACHE"]) if os.environ.get("WEBWISE_LLM_CACHE") else None)
     if cache is None:
         return model
@@ -45,18 +40,53 @@ def make_llm(spec: str, cache_dir: Path | None = None) -> ChatModel:
     return CachedModel(model, cache)
 
 
+def check_spec(spec: str) -> None:
+    """A one-line :class:`ConfigError` for a spec :func:`make_llm` would refuse, without building
+    the model (loading the embedded one takes seconds): a command checks it before it creates
+    anything, so a mistyped ``--llm`` leaves no empty output folder behind. A replay file is read
+    whole, as it is cheap to; a model file is looked for."""
+    kind, arg = _kind(spec)
+    if kind == "replay":
+        load_replies(Path(arg))
+    elif kind == "local" and (arg or model_assets.DEFAULT_LOCAL) not in model_assets.MODELS:
+        _model_file(arg)
+
+
+def _kind(spec: str) -> tuple[str, str]:
+    """The spec's backend and its argument, each of a form :func:`make_llm` knows."""
+    kind, _, arg = spec.partition(":")
+    if kind == "replay" and not arg:
+        raise ConfigError("--llm replay:FILE needs a file name")
+    if kind == "openai" and not arg:
+        raise ConfigError("--llm openai:MODEL needs a model name, e.g. openai:gpt-4o-mini")
+    if kind not in ("replay", "openai", "local"):
+        raise ConfigError(f"unknown --llm spec {spec!r}: use {SPECS}")
+    return kind, arg
+
+
 def _make_local(arg: str) -> ChatModel:
     """``local`` / ``local:SIZE`` load a verified cached model; ``local:PATH.gguf`` loads that file."""
-    from webwise import model_assets
     from webwise.llm.local import LocalModel, Tuning
 
     tuning = Tuning.from_env()
     size = arg or model_assets.DEFAULT_LOCAL
     if size in model_assets.MODELS:
         return LocalModel(model_assets.require_model(size), f"local:{size}", tuning=tuning)
-    if arg.lower().endswith(".gguf"):
-        path = Path(arg).expanduser()
-        if not path.is_file():
-            raise ConfigError(f"--llm local:{arg}: no such model file")
-        return LocalModel(path.resolve(), f"local:{path.resolve()}", tuning=tuning)
-    raise ConfigError(f"--llm local:{arg}: expected one of {', '.join(model_assets.MODELS)} or a path ending in .gguf")
+    path = _model_file(arg)
+    return LocalModel(path, f"local:{path}", tuning=tuning)
+
+
+def _model_file(arg: str) -> Path:
+    """The GGUF file ``local:PATH.gguf`` names, resolved; a one-line :class:`ConfigError` when it
+    names none (a folder, a missing file, a name too long to look up)."""
+    if not arg.lower().endswith(".gguf"):
+        raise ConfigError(f"--llm local:{arg}: expected one of {', '.join(model_assets.MODELS)} "
+                          "or a path ending in .gguf")
+    path = Path(arg).expanduser()
+    try:
+        found = path.is_file()
+    except OSError as exc:
+        raise ConfigError(f"--llm local:{arg}: {exc.strerror or exc}") from None
+    if not found:
+        raise ConfigError(f"--llm local:{arg}: no such model file")
+    return path.resolve()
