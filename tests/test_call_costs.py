@@ -14,7 +14,7 @@ import pytest
 
 import webwise
 from chat_server import ChatServer, Response, completion
-from webwise import tables
+from webwise import cli, tables
 from webwise.extraction import chars_past_block
 from webwise.llm import make_llm
 
@@ -107,6 +107,18 @@ def test_a_reasoning_model_s_refused_fields_are_dropped_and_recorded(monkeypatch
     last = server.requests[-1]
     assert "max_tokens" not in last and "stop" not in last and "temperature" not in last
     assert last["max_completion_tokens"] == server.requests[0]["max_tokens"]
+
+
+def test_the_token_budget_reaches_a_reasoning_model_from_the_command_line(monkeypatch: pytest.MonkeyPatch,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    with ChatServer(default=reasoning_endpoint) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.delenv("WEBWISE_LLM_CACHE", raising=False)
+        status = cli.main(["solve", "--task", "click-button", "--examples", "none", "--llm", "openai:o-test",
+                           "--max-tokens", "3000", "--json"])
+    assert status == 0, capsys.readouterr().err
+    assert server.requests[0]["max_tokens"] == 3000 and server.requests[-1]["max_completion_tokens"] == 3000
+    assert json.loads(capsys.readouterr().out)["calls"][0]["refused"] == ["max_tokens", "stop", "temperature"]
 
 
 def _record(calls: list[dict[str, object]]) -> dict[str, object]:

@@ -88,6 +88,7 @@ class BenchConfig:
     workers: int = 1
     resume: bool = False
     max_steps: int = 5
+    max_tokens: int = Settings.max_tokens
     trials: int = 1
     guards: bool = True
     remote_url: str | None = None
@@ -513,8 +514,8 @@ class Bench(Pool):
     """One bench run over an output directory."""
 
     def __init__(self, config: BenchConfig) -> None:
-        settings = Settings(max_steps=config.max_steps, trials=config.trials, guards=config.guards,
-                            screenshot_dir=config.out / SCREENSHOTS, store_dir=config.store_dir)
+        settings = Settings(max_steps=config.max_steps, max_tokens=config.max_tokens, trials=config.trials,
+                            guards=config.guards, screenshot_dir=config.out / SCREENSHOTS, store_dir=config.store_dir)
         super().__init__(config.llm, settings, workers=config.workers, remote_url=config.remote_url,
                          page_host=config.page_host, stream=config.stream, label="bench")
         self.config = config

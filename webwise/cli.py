@@ -117,6 +117,14 @@ def add_guards(parser: argparse.ArgumentParser) -> None:
                              "no caption-click redirect or caption typing refusal")
 
 
+def add_budget(parser: argparse.ArgumentParser) -> None:
+    """What one episode may spend: programs per trial, and tokens per model call."""
+    parser.add_argument("--max-steps", type=positive_int, default=5, help="programs per trial (webwise method)")
+    parser.add_argument("--max-tokens", type=positive_int, default=Settings.max_tokens,
+                        help=f"tokens a model call may generate (default {Settings.max_tokens}); a reasoning "
+                             "model thinks within them too, so give it thousands")
+
+
 def add_browsers(parser: argparse.ArgumentParser) -> None:
     """Where a many-episode command's browsers run: ``bench`` and ``harvest`` share these."""
     parser.add_argument("--workers", type=positive_int, default=1,
@@ -163,7 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="in-context examples: manual (k=1), auto (harvested), "
                             "auto-near (harvested, else the nearest of another task), none (k=0)")
     solve.add_argument("--llm", default="local", help=LLM_HELP)
-    solve.add_argument("--max-steps", type=positive_int, default=5, help="programs per trial (webwise method)")
+    add_budget(solve)
     solve.add_argument("--trials", type=positive_int, default=1,
                        help="attempts from a fresh reset of the same seed, with reflection between them (default 1)")
     solve.add_argument("--store", type=readable_store, default=None,
@@ -194,7 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
     harvest.add_argument("--examples", default="none", choices=HARVEST_EXAMPLES,
                          help="none (zero-shot, default) or auto-near: while a task has no example of its own, "
                               "show the store's nearest example of another task")
-    harvest.add_argument("--max-steps", type=positive_int, default=5, help="programs per trial (webwise method)")
+    add_budget(harvest)
     add_browsers(harvest)
     harvest.add_argument("--recheck", action="store_true",
                          help="run no episodes: check the journal's refused candidates of --tasks again with the "
@@ -228,7 +236,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--store", type=readable_store, default=None,
                        help="harvested-example store the auto modes read (default incontext/auto); keep one "
                             "--out per store, since an episode's key does not name it")
-    bench.add_argument("--max-steps", type=positive_int, default=5, help="programs per trial (webwise method)")
+    add_budget(bench)
     bench.add_argument("--trials", type=positive_int, default=1,
                        help="attempts per episode with reflection between them; tables show success at trial 1 too")
     add_guards(bench)
@@ -323,7 +331,8 @@ def _harvest(args: argparse.Namespace) -> int:
     tasks = parse_task_list(args.tasks) if args.tasks is not None else []  # an import's default: the file's
     config = HarvestConfig(tasks=tasks, seeds=_seeds(args), llm=args.llm, store_dir=args.store,
                            method=args.method, examples=args.examples, trials=args.trials,
-                           check_seeds=args.check_seeds, max_steps=args.max_steps, guards=args.guards,
+                           check_seeds=args.check_seeds, max_steps=args.max_steps, max_tokens=args.max_tokens,
+                           guards=args.guards,
                            workers=args.workers, remote_url=args.remote, page_host=args.page_host)
     if args.from_results is not None:
         run: Harvest = Import(config, args.from_results)
@@ -381,7 +390,8 @@ def _bench(args: argparse.Namespace) -> int:
 
     status = run_bench(BenchConfig(tasks=_bench_tasks(args.tasks, args.store), seeds=_seeds(args), methods=args.methods,
                                    examples=args.examples, llm=args.llm, out=args.out, workers=args.workers,
-                                   resume=args.resume, max_steps=args.max_steps, trials=args.trials,
+                                   resume=args.resume, max_steps=args.max_steps, max_tokens=args.max_tokens,
+                                   trials=args.trials,
                                    guards=args.guards, remote_url=args.remote,
                                    page_host=args.page_host, store_dir=args.store))
     if status == 130:
@@ -452,7 +462,8 @@ def _solve(args: argparse.Namespace) -> int:
     check_task(args.task)
     check_method(args.method, args.examples)
     load_examples(args.task, args.examples, args.store)  # before the browser and the model start
-    settings = Settings(max_steps=args.max_steps, trials=args.trials, screenshot_dir=args.screenshots,
+    settings = Settings(max_steps=args.max_steps, max_tokens=args.max_tokens, trials=args.trials,
+                        screenshot_dir=args.screenshots,
                         store_dir=args.store, guards=args.guards)
     with Session(args.llm, settings) as session:
         if not args.json:

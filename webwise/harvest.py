@@ -123,6 +123,7 @@ class HarvestConfig:
     trials: int = 1
     check_seeds: int = CHECK_SEEDS
     max_steps: int = 5
+    max_tokens: int = Settings.max_tokens
     guards: bool = True
     workers: int = 1
     remote_url: str | None = None
@@ -279,8 +280,8 @@ class Harvest(Pool):
 
     def __init__(self, config: HarvestConfig) -> None:
         self.store_dir = store.writable(config.store_dir, "harvest")
-        settings = Settings(max_steps=config.max_steps, trials=config.trials, guards=config.guards,
-                            store_dir=self.store_dir)
+        settings = Settings(max_steps=config.max_steps, max_tokens=config.max_tokens, trials=config.trials,
+                            guards=config.guards, store_dir=self.store_dir)
         super().__init__(config.llm, settings, workers=config.workers, remote_url=config.remote_url,
                          page_host=config.page_host, stream=config.progress or sys.stderr, label="harvest")
         self.config = config
@@ -700,8 +701,8 @@ def summarize(records: list[dict[str, Any]], keys: set[Key], tasks: Sequence[str
 
 def harvest(tasks: list[str], *, seeds: int = 10, seed_start: int = HARVEST_SEED_START, trials: int = 1,
             check_seeds: int = CHECK_SEEDS, llm: str = "local", store_dir: Path | None = None,
-            method: str = "webwise", examples: str = "none", max_steps: int = 5, guards: bool = True,
-            workers: int = 1,
+            method: str = "webwise", examples: str = "none", max_steps: int = 5,
+            max_tokens: int = Settings.max_tokens, guards: bool = True, workers: int = 1,
             remote_url: str | None = None, page_host: str = "127.0.0.1",
             progress: TextIO | None = None) -> list[TaskHarvest]:
     """Harvest ``seeds`` episodes per task from ``seed_start`` into ``store_dir``; the summary per task.
@@ -711,8 +712,7 @@ def harvest(tasks: list[str], *, seeds: int = 10, seed_start: int = HARVEST_SEED
     """
     run = Harvest(HarvestConfig(tasks=tasks, seeds=range(seed_start, seed_start + seeds), llm=llm,
                                 store_dir=store_dir, method=method, examples=examples, trials=trials,
-                                check_seeds=check_seeds,
-                                max_steps=max_steps, guards=guards, workers=workers, remote_url=remote_url,
+                                check_seeds=check_seeds, max_steps=max_steps, max_tokens=max_tokens, guards=guards, workers=workers, remote_url=remote_url,
                                 page_host=page_host, progress=progress))
     if run.run() == 130:
         raise Interrupted("harvest interrupted; running it again runs the rest")

@@ -45,13 +45,13 @@ class Session:
 
 def solve(task: str, *, seed: int = 0, method: str = "webwise", examples: str = "manual",
           llm: str | ChatModel = "local", max_steps: int = 5, trials: int = 1,
-          store_dir: Path | None = None, guards: bool = True) -> Episode:
+          store_dir: Path | None = None, guards: bool = True, max_tokens: int = Settings.max_tokens) -> Episode:
     """Run one episode of ``task`` and return its record (``episode.success``, ``.trace``, ...).
 
     ``guards=False`` runs programs literally (see :class:`webwise.Settings`).
     """
     check_task(task)
     check_method(method, examples)
-    settings = Settings(max_steps=max_steps, trials=trials, store_dir=store_dir, guards=guards)
+    settings = Settings(max_steps=max_steps, max_tokens=max_tokens, trials=trials, store_dir=store_dir, guards=guards)
     with Session(llm, settings) as session:
         return session.run(task, seed, method, examples)
