@@ -109,6 +109,27 @@ def test_a_reasoning_model_s_refused_fields_are_dropped_and_recorded(monkeypatch
     assert last["max_completion_tokens"] == server.requests[0]["max_tokens"]
 
 
+def thinking_endpoint(body: dict[str, object]) -> Response:
+    """A model that thinks in its reply's text, writing code while it thinks, on a server that
+    applies the stop sequence to all of it (llama.cpp's ``llama-server`` without a reasoning parser)."""
+    thinking = "<think>\nFirst try:\n```python\nclick('button', 'Cancel')\n```\nNo, the task names another.\n"
+    if "stop" in body:
+        return Response(body=completion(thinking.split("\n```\n")[0]))  # cut where the stop sequence is
+    return Response(body=completion(thinking + "</think>\n" + SOLVED))
+
+
+def test_a_stop_sequence_that_cuts_the_thinking_is_no_longer_sent(monkeypatch: pytest.MonkeyPatch) -> None:
+    with ChatServer(default=thinking_endpoint) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.delenv("WEBWISE_LLM_CACHE", raising=False)
+        with webwise.Session("openai:thinker") as session:
+            first = session.run("click-button", seed=0, examples="none")
+            second = session.run("click-button", seed=1, examples="none")
+    assert first.success and second.success
+    assert [call.refused for call in first.calls + second.calls] == [["stop"]] * 2
+    assert ["stop" in sent for sent in server.requests] == [True, False, False]
+
+
 def test_the_token_budget_reaches_a_reasoning_model_from_the_command_line(monkeypatch: pytest.MonkeyPatch,
                                                                           capsys: pytest.CaptureFixture[str]) -> None:
     with ChatServer(default=reasoning_endpoint) as server:

@@ -96,6 +96,20 @@ def _refused_field(exc: openai.APIStatusError) -> str | None:
     return field if field in _REFUSABLE else None
 
 
+def _stopped_while_thinking(completion: object) -> bool:
+    """Whether the stop sequence ended the reply inside a reasoning model's ``<think>`` block.
+
+    The stop sequence closes the program's code block; a model that thinks in the reply's
+    text writes code blocks while thinking too, and was cut at the first one, before it
+    answered.
+    """
+    choices = getattr(completion, "choices", None) if isinstance(completion, ChatCompletion) else None
+    if not choices or getattr(choices[0], "finish_reason", None) != "stop":
+        return False
+    text = getattr(getattr(choices[0], "message", None), "content", None)
+    return isinstance(text, str) and "<think>" in text and "</think>" not in text
+
+
 def _is_overflow(exc: openai.APIStatusError) -> bool:
     if exc.status_code not in (400, 413, 422):
         return False
@@ -148,9 +162,11 @@ class OpenAIModel:
             )
             try:
                 completion = self._attempts(retrying, request, deadline)
-                break
             except _Refused:
                 continue
+            if not (request.stop and "stop" not in self.refused and _stopped_while_thinking(completion)):
+                break
+            self.refused |= {"stop"}  # the stop sequence cut the thinking: ask again without it
         attempts = retrying.statistics.get("attempt_number", 1)
         return self._reply(completion, request, time.perf_counter() - start, attempts)
 
