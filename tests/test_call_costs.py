@@ -8,6 +8,7 @@ client against the local chat server, through real episodes in headless Chromium
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -94,15 +95,22 @@ def reasoning_endpoint(body: dict[str, object]) -> Response:
                                     "</think>\n" + SOLVED))
 
 
-def test_a_reasoning_model_s_refused_fields_are_dropped_and_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
-    with ChatServer(default=reasoning_endpoint) as server:
+def two_episodes(endpoint: Callable[[dict[str, object]], Response],
+                 monkeypatch: pytest.MonkeyPatch) -> tuple[ChatServer, list[webwise.Episode]]:
+    """Two click-button episodes in one session against ``endpoint``: what the backend learnt in
+    the first still holds in the second."""
+    with ChatServer(default=endpoint) as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.delenv("WEBWISE_LLM_CACHE", raising=False)
         with webwise.Session("openai:o-test") as session:
-            first = session.run("click-button", seed=0, examples="none")
-            second = session.run("click-button", seed=1, examples="none")
-    assert first.success and second.success
-    assert [call.refused for call in first.calls + second.calls] == [["max_tokens", "stop", "temperature"]] * 2
+            episodes = [session.run("click-button", seed=seed, examples="none") for seed in (0, 1)]
+    return server, episodes
+
+
+def test_a_reasoning_model_s_refused_fields_are_dropped_and_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
+    server, episodes = two_episodes(reasoning_endpoint, monkeypatch)
+    assert all(episode.success for episode in episodes)
+    assert [call.refused for e in episodes for call in e.calls] == [["max_tokens", "stop", "temperature"]] * 2
     assert len(server.requests) == 5  # three refusals, learnt once, then one request per episode
     last = server.requests[-1]
     assert "max_tokens" not in last and "stop" not in last and "temperature" not in last
@@ -119,14 +127,9 @@ def thinking_endpoint(body: dict[str, object]) -> Response:
 
 
 def test_a_stop_sequence_that_cuts_the_thinking_is_no_longer_sent(monkeypatch: pytest.MonkeyPatch) -> None:
-    with ChatServer(default=thinking_endpoint) as server:
-        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
-        monkeypatch.delenv("WEBWISE_LLM_CACHE", raising=False)
-        with webwise.Session("openai:thinker") as session:
-            first = session.run("click-button", seed=0, examples="none")
-            second = session.run("click-button", seed=1, examples="none")
-    assert first.success and second.success
-    assert [call.refused for call in first.calls + second.calls] == [["stop"]] * 2
+    server, episodes = two_episodes(thinking_endpoint, monkeypatch)
+    assert all(episode.success for episode in episodes)
+    assert [call.refused for e in episodes for call in e.calls] == [["stop"]] * 2
     assert ["stop" in sent for sent in server.requests] == [True, False, False]
 
 
