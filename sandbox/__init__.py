@@ -7,7 +7,8 @@ about browsers or webwise. See SECURITY.md for the threat model.
 """
 
 from sandbox.api import ActionReply, Limits, RunResult
+from sandbox.guards import PROGRAM_BUILTINS
 from sandbox.host import Sandbox, SandboxError
 from sandbox.policy import check
 
-__all__ = ["ActionReply", "Limits", "RunResult", "Sandbox", "SandboxError", "check"]
+__all__ = ["ActionReply", "Limits", "PROGRAM_BUILTINS", "RunResult", "Sandbox", "SandboxError", "check"]

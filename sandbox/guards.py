@@ -173,6 +173,10 @@ def _builtin_names() -> dict[str, Any]:
 
 
 _BUILTINS = _builtin_names()
+#: The built-in names a program may call: the list above, the allowed modules (there without an
+#: import), the guarded ``getattr``/``hasattr``, ``ActionError`` and ``print``. A checker that
+#: reads a program before it runs refuses others by this list rather than Python's own.
+PROGRAM_BUILTINS = frozenset(_BUILTINS) | frozenset(MODULES) | {"getattr", "hasattr", "ActionError", "print"}
 
 
 def namespace(printer: Printer) -> dict[str, Any]:

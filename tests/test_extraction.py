@@ -130,10 +130,14 @@ if __name__ == "__main__":
         (MAIN_GUARD, "def main():\n    click('button', 'OK')\nmain()"),
         ("```python\nclass Steps:\n    def run(self):\n        click('a', 'Next')\nSteps().run()\n```",
          "class Steps:\n    def run(self):\n        click('a', 'Next')\nSteps().run()"),
+        ("```python\nplan = [(click, ('input_text', 'tt')), (enter_text, ('Bob',))]\nfor act, args in plan:\n"
+         "    act(*args)\n```",
+         "plan = [(click, ('input_text', 'tt')), (enter_text, ('Bob',))]\nfor act, args in plan:\n    act(*args)"),
+        ("```python\ndo = click\ndo('button', 'OK')\n```", "do = click\ndo('button', 'OK')"),
     ],
     ids=["prose", "py-fence", "bare-fence", "several-fences", "cut-off", "paper-env-step", "redefines-api",
          "prose-in-fence", "indented", "think-then-answer", "cut-off-while-thinking", "prose-between-calls",
-         "crlf", "language-line", "inline-code", "main-guard", "method-called"],
+         "crlf", "language-line", "inline-code", "main-guard", "method-called", "actions-in-a-table", "alias"],
 )
 def test_extracts_the_program(reply: str, program: str) -> None:
     assert extract_program(reply) == program
@@ -159,6 +163,9 @@ def test_extracts_the_program(reply: str, program: str) -> None:
         ("```python\ndef click(tag, text):\n    pass\n```", "only redefines the API"),
         ("```python\nprint('done')\n```", "the program calls no action"),
         ("```python\n# click OK\n```", "the program calls no action"),
+        ("```python\nclick('input_text', 'tt')\ntype('Bob')\n```",
+         "type() is a Python built-in that programs cannot use here"),
+        ("```python\nclick('button', 'OK')\nexit()\n```", "exit() is a Python built-in that programs cannot use"),
         ("```python\n```\nI cannot see the page.", "no Python code found in the reply; answer"),
         ("```python\ndef main():\n    click('button', 'OK')\n```",
          "main() holds the actions but nothing calls it; call main() at the end"),

@@ -88,6 +88,8 @@ def test_a_long_text_that_names_nothing_is_answered_at_once() -> None:
         ("span", '[7] span "Okay" .choice.primary', 7, "the whole summary line"),
         ("circle", "#(1,2) .plot-point", 10, "an SVG id and class"),
         ("button", "[9]", 9, "the ref alone"),
+        ("t", "[-1]", -1, "a text node's ref, which is negative"),
+        ("t", '[-1] t "HF2"', -1, "a text node's whole line"),
         ("circle", "[10] circle #(1,2) @15,65 8x8 color=blue", 10, "a shape's line with its box and colour"),
         ("line", "line @11,71 72x51 color=black points=11,71 83,122 #(1,2)", 10, "corners, then the id"),
     ],

@@ -22,6 +22,7 @@ import regex
 
 import api_stubs
 from api_stubs import program_api
+from sandbox import PROGRAM_BUILTINS
 from webwise.matching import described
 
 # No two runs of spaces in a row (a fence and a long run of spaces then took quadratic time).
@@ -136,7 +137,7 @@ def _best_block(reply: str, parser: _Parser) -> str | None:
     for block in blocks:
         tree = parser.parse(block)[0] if block.strip() else None
         if tree is not None:
-            if _calls_action(tree):
+            if _uses_action(tree):
                 return block
             parsed.append((block, tree))
     if parsed:
@@ -201,7 +202,7 @@ def _bare_code(reply: str, parser: _Parser) -> str | None:
             continue
         text, end, tree = found
         covered = start + end
-        if _calls_action(tree) and (best is None or len(text) > len(best)):
+        if _uses_action(tree) and (best is None or len(text) > len(best)):
             best = text
     return best
 
@@ -230,9 +231,17 @@ def _dedent(code: str) -> str:
     return textwrap.dedent(code).strip("\n")
 
 
-def _calls_action(tree: ast.AST) -> bool:
+def _uses_action(tree: ast.AST) -> bool:
+    """Whether the code names an action to use it: a call, or the function itself put in a table or
+    given another name (``for action, args in plan: action(*args)``), which a check cannot follow."""
     names = set(api_stubs.ACTION_NAMES)
-    return any(isinstance(n, ast.Call) and _call_name(n) in names for n in ast.walk(tree))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in names:
+            return True
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
+                f"{node.value.id}.{node.attr}" in names:
+            return True
+    return False
 
 
 def _call_name(call: ast.Call) -> str:
@@ -289,19 +298,22 @@ def _checked(code: str) -> str:
     changed = len(tree.body) != statements or any(inner is not None for inner in guarded)
     tree.body = [inner for node, body in zip(tree.body, guarded) for inner in (body if body is not None else [node])]
     defined = _defined_names(tree)
-    known = defined | set(dir(builtins)) | set(api_stubs.DATA_NAMES) | {"env"}
+    known = defined | PROGRAM_BUILTINS | set(api_stubs.DATA_NAMES) | {"env"}
     known |= {n.split(".")[0] for n in api_stubs.ACTION_NAMES}
     for node in ast.walk(tree):
         if not isinstance(node, ast.Call):
             continue
         name = _call_name(node)
+        if isinstance(node.func, ast.Name) and name in dir(builtins) and name not in known:
+            raise ExtractionError(f"{name}() is a Python built-in that programs cannot use here; the page is "
+                                  "reached only through click, enter_text, press_key and scroll")
         if isinstance(node.func, ast.Name) and name not in known:
             raise ExtractionError(
                 f"{name}() is not defined; use only click, enter_text, press_key and scroll"
             )
         if name in _ARITY and name not in defined:
             _check_arity(name, node)
-    if not _calls_action(tree):
+    if not _uses_action(tree):
         raise ExtractionError("the program calls no action; task and observation are already defined: "
                               "call click, enter_text, press_key or scroll")
     uncalled = _uncalled_actor(tree)
@@ -343,11 +355,11 @@ def _uncalled_actor(tree: ast.Module) -> str | None:
     """
     top_level = ast.Module(body=[n for n in tree.body if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef,
                                                                              ast.ClassDef))], type_ignores=[])
-    if _calls_action(top_level):
+    if _uses_action(top_level):
         return None
     named = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
     named |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
-    actors = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and _calls_action(n)]
+    actors = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and _uses_action(n)]
     if not actors or any(actor.name in named for actor in actors):
         return None
     return actors[0].name

@@ -64,10 +64,11 @@ def _rules(tag: str, text: str) -> list[Callable[[Element], bool]]:
 
 
 #: One part of a summary line: ``[ref]``, ``"text"``, ``#id``, ``.a.b`` classes, ``value=...``, a word.
-#: A ref is ASCII digits: ``regex``'s ``\d`` also takes digits ``int()`` refuses (U+11F50).
+#: A ref is ASCII digits, after a minus for a text node's: ``regex``'s ``\d`` also takes digits
+#: ``int()`` refuses (U+11F50).
 #: The box, colour and corners a line shows for a shape or a swatch (``@12,50 20x20
 #: color=red points=1,2 3,4``) describe how it looks, like ``value=``, and are dropped too.
-_PART = regex.compile(r'\[([0-9]+)\]|"([^"]*)"|#(\S+)|\.(\S+)|color=(\S+)|(value=(?:"[^"]*"|\S*)|color=|points=\S*'
+_PART = regex.compile(r'\[(-?[0-9]+)\]|"([^"]*)"|#(\S+)|\.(\S+)|color=(\S+)|(value=(?:"[^"]*"|\S*)|color=|points=\S*'
                       r'|@-?[0-9]+,-?[0-9]+|[0-9]+x[0-9]+|-?[0-9]+,-?[0-9]+(?=\s|$))|(\S+)')
 #: Words the summary adds after an element's name: state, not identity.
 _FLAGS = frozenset(FLAGS) | {"checked", "unchecked"}
