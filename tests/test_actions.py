@@ -122,6 +122,28 @@ def test_a_drop_down_lists_its_options_and_clicking_or_selecting_one_chooses_it(
     assert executor.outcome.success
 
 
+@pytest.mark.parametrize("seed", [3, 8])
+def test_a_spinner_arrow_steps_on_each_click_as_under_a_pointer(env: MiniWoBEnv, seed: int) -> None:
+    """jQuery UI's spinner steps on mousedown: a click that sent only the click event moved nothing."""
+    executor = start(env, "use-spinner", seed)
+    wanted = int(re.search(r"-?\d+", env.utterance)[0])
+    for _ in range(abs(wanted)):
+        executor.click("ui-spinner-up" if wanted > 0 else "ui-spinner-down", "")
+    assert int(input_value(env)) == wanted
+    executor.click("button", "Submit")
+    assert executor.outcome.success
+
+
+def test_a_click_on_a_rich_text_editor_s_paragraph_puts_the_caret_there(env: MiniWoBEnv) -> None:
+    """A person's click focuses the editor and places the caret; the page's paragraph cannot take
+    focus itself, so typing after the click found nothing focused."""
+    executor = start(env, "text-editor", 2)
+    paragraph = next(e for e in executor.observation if e["tag"] == "p")
+    executor.click("p", paragraph["text"])
+    executor.enter_text("Zq")
+    assert paragraph["text"] + "Zq" in env.script("return document.querySelector('.ql-editor').textContent;")
+
+
 def test_click_with_no_match_names_candidates(env: MiniWoBEnv) -> None:
     executor = start(env, "click-button", 4)
     with pytest.raises(ActionError, match=r"no 'button' element with text 'Nonexistent'; closest: "):

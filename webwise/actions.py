@@ -39,7 +39,10 @@ function choose(option) {
 # Returns [problem, box, skipped]: box names the checkbox the click works (the element itself,
 # or the control of the label holding it); when arguments[4] (the boxes this program's clicks
 # flipped already) holds it, nothing is clicked and skipped is true. An option is chosen
-# (_CHOOSE_JS).
+# (_CHOOSE_JS). Any other element gets the events a person's click sends, at its centre
+# (widgets such as jQuery UI's spinner act on mousedown, not on click); a click inside
+# editable text (a rich-text editor's paragraph) puts the caret there, at the end of what it
+# hit, as a person's click would, since the synthetic events move no caret.
 _CLICK_JS = _CHOOSE_JS + """
 var ref = arguments[0], el = null;
 if (ref > 0) { el = core.previousDOMInfo[ref]; }
@@ -66,8 +69,18 @@ if (el instanceof HTMLOptionElement && el.closest('select')) {
     el.dispatchEvent(new MouseEvent(t, {bubbles: true, cancelable: true, view: window}));
   });
 } else {
-  el.dispatchEvent(new MouseEvent('mouseover', {bubbles: true, cancelable: true, view: window}));
+  var at = {bubbles: true, cancelable: true, view: window, clientX: arguments[1], clientY: arguments[2]};
+  ['mouseover', 'mousedown', 'mouseup'].forEach(function (t) { el.dispatchEvent(new MouseEvent(t, at)); });
   el.click(); el.focus();
+  var hit = document.elementFromPoint(arguments[1], arguments[2]);
+  var text = el.isContentEditable ? el : (hit && el.contains(hit) && hit.isContentEditable ? hit : null);
+  if (text) {
+    var host = text.closest('[contenteditable]:not([contenteditable="false"])') || text;
+    host.focus();
+    var caret = document.createRange();
+    caret.selectNodeContents(text); caret.collapse(false);
+    window.getSelection().removeAllRanges(); window.getSelection().addRange(caret);
+  }
 }
 return [null, name, false];
 """
