@@ -834,3 +834,32 @@ def test_a_store_whose_lock_cannot_be_taken_is_refused_before_any_episode(
                  "--store", str(store_dir)]) == 2
     assert capsys.readouterr().err == f"webwise: error: cannot open {store_dir / '.lock'}: Is a directory\n"
     assert not (store_dir / JOURNAL).exists()
+
+
+@pytest.mark.parametrize(("arguments", "message"), [
+    ({"tasks": "click-button"}, "tasks is a list of task names, not the string 'click-button': pass ['click-button']"),
+    ({"seeds": 0}, "seeds must be a whole number >= 1, not 0"),
+    ({"seeds": "2"}, "seeds must be a whole number >= 1, not '2'"),
+    ({"seed_start": -5}, "seed -5 is out of range: seeds run from 0 to 9007199254740991"),
+    ({"workers": 0}, "workers must be a whole number >= 1, not 0"),
+    ({"max_steps": -1}, "max_steps must be a whole number >= 1, not -1"),
+    ({"check_seeds": "3"}, "check_seeds must be a whole number >= 1, not '3'"),
+], ids=lambda value: str(value)[:40])
+def test_a_bad_library_argument_is_a_one_line_error_before_anything_runs(
+        tmp_path: Path, arguments: dict[str, object], message: str) -> None:
+    given = {"tasks": ["click-button"], "seeds": 1, **arguments}
+    with pytest.raises(ConfigError) as info:
+        harvest(given.pop("tasks"), llm=replay(tmp_path, {"click-button": [GENERAL]}),  # type: ignore[arg-type]
+                store_dir=tmp_path / "store", progress=QUIET, **given)  # type: ignore[arg-type]
+    assert str(info.value) == message
+    assert not (tmp_path / "store").exists()
+
+
+def test_the_library_takes_folders_and_results_files_as_strings(tmp_path: Path) -> None:
+    llm = replay(tmp_path, {"click-button": [GENERAL]})
+    [report] = harvest(["click-button"], seeds=1, llm=llm, store_dir=str(tmp_path / "store"), progress=QUIET)
+    assert (report.solved, report.kept) == (1, 1) and store.count("click-button", tmp_path / "store") == 1
+    with pytest.raises(ConfigError, match=f"^no bench results at {tmp_path / 'nothing'}$"):
+        import_results(str(tmp_path / "nothing"), store_dir=str(tmp_path / "store"), progress=QUIET)
+    with pytest.raises(ConfigError, match="^tasks is a list of task names, not the string 'click-button'"):
+        recheck("click-button", store_dir=str(tmp_path / "store"), progress=QUIET)  # type: ignore[arg-type]

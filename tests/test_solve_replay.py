@@ -24,11 +24,14 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Callable, Iterator
 
 import pytest
 
 import webwise
-from webwise import cli
+from webwise import cli, store
+from webwise.agent import Agent
+from webwise.errors import ConfigError
 
 REPLAYS = Path(__file__).parent / "replays"
 SOLVE = REPLAYS / "solve.json"
@@ -302,3 +305,142 @@ def test_no_guards_runs_a_program_that_unchecks_a_box_as_written(
     unchecks = [a for a in record["trace"][0]["actions"] if a["args"] == ["label", "AU"]]
     assert len(unchecks) == 2
     assert (unchecks[1]["note"] or "").startswith("not clicked") is guards
+
+
+# -- the library's arguments and a model of the user's own -----------------------------------
+
+class OwnModel:
+    """A model of a user's own (:class:`webwise.ChatModel`): the first call of an episode gets
+    enter-text's first program, every later one what ``then`` does."""
+
+    name = "my-model"
+
+    def __init__(self) -> None:
+        self.then: Callable[[], object] = lambda: webwise.ChatReply(text="")
+        self.calls, self.closed = 0, False
+
+    def complete(self, request: webwise.ChatRequest) -> webwise.ChatReply:
+        self.calls += 1
+        if request.call_index == 0:
+            return webwise.ChatReply(text=SOLVE_REPLIES["enter-text"][0], prompt_tokens=10, completion_tokens=5)
+        return self.then()  # type: ignore[return-value]
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def _raises() -> object:
+    raise RuntimeError("boom\n  at line 2")
+
+
+def _interrupted() -> object:
+    raise KeyboardInterrupt
+
+
+MISBEHAVIOURS: dict[str, tuple[Callable[[], object], str]] = {
+    "raises": (_raises, "complete() raised RuntimeError: boom at line 2"),
+    "returns a str": (lambda: "click('input', 'tt')", "complete() returned str, not a ChatReply"),
+    "returns None": (lambda: None, "complete() returned NoneType, not a ChatReply"),
+    "text None": (lambda: webwise.ChatReply(text=None),  # type: ignore[arg-type]
+                  "complete() returned a ChatReply whose text is NoneType, not str"),
+    "tokens None": (lambda: webwise.ChatReply(text="x", prompt_tokens=None),  # type: ignore[arg-type]
+                    "complete() returned a ChatReply whose prompt_tokens is NoneType, not int"),
+    "tokens str": (lambda: webwise.ChatReply(text="x", completion_tokens="3"),  # type: ignore[arg-type]
+                   "complete() returned a ChatReply whose completion_tokens is str, not int"),
+}
+
+
+@pytest.fixture(scope="module")
+def own() -> Iterator[tuple[webwise.Session, OwnModel]]:
+    model = OwnModel()
+    with webwise.Session(model, webwise.Settings(max_steps=3)) as shared:
+        yield shared, model
+    assert model.closed  # the session owns the model it was given
+
+
+@pytest.mark.parametrize("behaviour", list(MISBEHAVIOURS))
+def test_a_misbehaving_model_of_ones_own_ends_the_episode_with_its_record_kept(
+        own: tuple[webwise.Session, OwnModel], behaviour: str) -> None:
+    session, model = own
+    model.then, said = MISBEHAVIOURS[behaviour]
+    episode = session.run("enter-text", 0, "webwise", "none")
+    assert episode.error == f"my-model: {said}" and episode.infra_error is None and not episode.success
+    first, second = episode.trace  # the step before the failed call is kept as it ran
+    assert [a["name"] for a in first.actions] == ["click"] and first.error is None
+    assert second.reply is None and second.program is None and second.error == episode.error
+    assert (episode.llm_calls, len(episode.calls), episode.prompt_tokens) == (1, 1, 10)
+    json.dumps(episode.to_dict())
+
+
+def test_a_failed_review_call_ends_the_episode(own: tuple[webwise.Session, OwnModel]) -> None:
+    session, model = own
+    model.then = _raises
+    agent = Agent(model, session.env, session.sandbox, webwise.Settings(max_steps=1, trials=2))
+    episode = agent.run("enter-text", 1, "webwise", "none")
+    assert episode.error == f"my-model: {MISBEHAVIOURS['raises'][1]}"
+    assert len(episode.trials) == 1 and episode.llm_calls == 1 and episode.trials[0].reflection["reply"] is None
+
+
+def test_ctrl_c_in_a_model_of_ones_own_is_not_caught(own: tuple[webwise.Session, OwnModel]) -> None:
+    session, model = own
+    model.then = _interrupted
+    with pytest.raises(KeyboardInterrupt):
+        session.run("enter-text", 2, "webwise", "none")
+
+
+class NoClose:
+    name = "no-close"
+
+    def complete(self, request: webwise.ChatRequest) -> webwise.ChatReply:
+        return webwise.ChatReply(text="")
+
+
+@pytest.mark.parametrize("llm", [123, None, NoClose()], ids=["int", "None", "no close()"])
+def test_a_model_that_is_neither_a_spec_nor_a_chat_model_is_refused(llm: object) -> None:
+    with pytest.raises(ConfigError, match="llm must be a spec .* or a ChatModel") as info:
+        webwise.Session(llm)  # type: ignore[arg-type]
+    assert "\n" not in str(info.value)
+
+
+def test_a_closed_session_refuses_to_run_before_anything_starts() -> None:
+    model = OwnModel()
+    session = webwise.Session(model)
+    session.close()
+    assert model.closed
+    with pytest.raises(webwise.WebwiseError, match="^this Session is closed; make a new one") as info:
+        session.run("click-button", 0, "webwise", "none")
+    assert "\n" not in str(info.value)
+    assert session.env.browser is None and model.calls == 0  # no browser started, no model asked
+    session.close()  # again: nothing to do
+
+
+@pytest.mark.parametrize("knobs", [
+    {"max_steps": 0}, {"max_steps": "3"}, {"max_steps": 1.5}, {"trials": 0}, {"trials": True},
+    {"max_tokens": -5}, {"temperature": "hot"}, {"temperature": 2.5}, {"repeat_asks": -1},
+    {"limits": None}, {"screenshot_dir": 3}, {"store_dir": ""},
+], ids=str)
+def test_a_bad_setting_is_a_one_line_config_error(knobs: dict[str, object]) -> None:
+    [name] = knobs
+    with pytest.raises(ConfigError, match=f"^{name} ") as info:
+        webwise.Settings(**knobs)  # type: ignore[arg-type]
+    assert "\n" not in str(info.value)
+
+
+def test_solve_refuses_a_bad_argument_before_any_browser_starts() -> None:
+    with pytest.raises(ConfigError, match="^max_steps must be a whole number >= 1, not -1$"):
+        webwise.solve("click-button", llm=OwnModel(), max_steps=-1)
+
+
+@pytest.mark.parametrize("seed", ["3", 1.5, True, None, -1, 2**53])
+def test_a_seed_that_is_no_page_seed_is_a_one_line_config_error(session: webwise.Session, seed: object) -> None:
+    with pytest.raises(ConfigError, match="seed") as info:
+        session.run("click-button", seed, "webwise", "none")  # type: ignore[arg-type]
+    assert "\n" not in str(info.value)
+
+
+def test_folders_given_as_strings_work(session: webwise.Session, tmp_path: Path) -> None:
+    settings = webwise.Settings(screenshot_dir=str(tmp_path / "shots"), store_dir=str(store.DEFAULT_STORE))
+    assert settings.screenshot_dir == tmp_path / "shots" and settings.store_dir == store.DEFAULT_STORE
+    episode = Agent(session.llm, session.env, session.sandbox, settings).run("click-button", 0, "webwise", "auto")
+    assert episode.success and episode.examples_shown
+    assert (tmp_path / "shots" / episode.trace[0].screenshot).is_file()

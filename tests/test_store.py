@@ -184,3 +184,20 @@ def test_a_checkout_s_store_the_user_cannot_write_is_an_error(stored: Path, caps
         code, out, err = run(capsys, *argv)
         assert (code, out, err) == (2, "", f"webwise: error: {command}: cannot write in {stored}; give --store DIR\n")
     assert store.count("click-button", stored) == 2
+
+
+def test_the_library_takes_a_store_folder_as_a_string(stored: Path) -> None:
+    folder = str(stored)
+    assert store.coverage(folder) == "2 of 130 tasks have an example; 1 of the paper's 48"
+    assert [(row.task, row.number) for row in store.listing(folder)] == [
+        ("click-button", 1), ("click-button", 2), ("click-color", 1)]
+    [example] = store.pick("click-button", 2, folder)
+    assert example.instruction == 'Click on the "Ok" button.'
+    assert store.remove("click-color", 1, folder)["instruction"] == "Click the red button."
+    assert store.tasks(folder) == ["click-button"]
+
+
+@pytest.mark.parametrize("number", ["1", 1.0, True])
+def test_an_example_number_that_is_not_a_whole_number_is_a_one_line_error(stored: Path, number: object) -> None:
+    with pytest.raises(ConfigError, match="^the example's number must be a whole number >= 1, not "):
+        store.pick("click-button", number, stored)  # type: ignore[arg-type]

@@ -19,12 +19,13 @@ import api_stubs
 from sandbox import ActionReply, Limits, RunResult, Sandbox
 from webwise import dom, examples, nearest, store
 from webwise.actions import ActionError, Executor, failure
+from webwise.arguments import folder, number, whole
 from webwise.atomic import replace_file
 from webwise.environment import BrowserDied, MiniWoBEnv, Outcome
 from webwise.episode import Call, Episode, Step, Trial, call_text
-from webwise.errors import ConfigError, ContextOverflow, EndpointError, LLMError
+from webwise.errors import ConfigError, ContextOverflow, EndpointError, LLMError, WebwiseError
 from webwise.extraction import ExtractionError, chars_past_block, extract_program, normal, rewrite_clicks
-from webwise.llm.base import ChatModel, ChatReply, ChatRequest, Message
+from webwise.llm.base import ChatModel, ChatReply, ChatRequest, Message, one_line, reply_problem
 from webwise.reflection import Correction, FailureMemory, parse_reflection, reflection_messages
 from webwise.prompts import METHODS, PastStep, PromptExample, as_shown, build_messages, pointer_page, task_message
 from webwise.untrusted import shown
@@ -59,6 +60,22 @@ class Settings:
     #: The program-rewriting guards (see :attr:`webwise.actions.Executor.guards`); False runs
     #: programs literally. The episode records it, and the bench keeps the two apart.
     guards: bool = True
+
+    def __post_init__(self) -> None:
+        """Every knob checked here, once for the CLI and the library alike: a bad one is a one-line
+        :class:`ConfigError` before a browser starts, not a crash (or a silent empty run: a
+        ``max_steps`` of 0 asks nothing) in the middle of an episode. Folders given as strings
+        become paths."""
+        for name, least in (("max_steps", 1), ("trials", 1), ("max_tokens", 1), ("repeat_asks", 0)):
+            whole(name, getattr(self, name), least)
+        for name in ("temperature", "repeat_temperature"):
+            number(name, getattr(self, name), 0, 2)  # the range chat endpoints accept
+        if not isinstance(self.limits, Limits):
+            raise ConfigError(f"limits must be a sandbox.Limits, not {type(self.limits).__name__}")
+        if not isinstance(self.guards, bool):
+            raise ConfigError(f"guards must be True or False, not {self.guards!r}")
+        for name in ("screenshot_dir", "store_dir"):
+            object.__setattr__(self, name, folder(name, getattr(self, name)))
 
 
 def check_method(method: str, examples: str) -> None:
@@ -156,7 +173,7 @@ class Agent:
             if not last:
                 correction = self._reflect(episode, trial, steps, pages, memory, demonstrate=not shown)
             trial.llm_calls = episode.llm_calls - calls_before
-            if last:
+            if last or episode.error is not None:  # the review's call failed: no trial more
                 break
 
     def _reset(self, episode: Episode, memory: FailureMemory) -> Executor:
@@ -312,7 +329,7 @@ class Agent:
         error and ends it (an endpoint's failure as its ``infra_error`` too). A call without
         ``step`` is the review after trial ``trial``."""
         try:
-            reply = self.llm.complete(request)
+            reply = self._reply(request)
         except LLMError as exc:
             episode.context_overflows += isinstance(exc, ContextOverflow)
             episode.error = str(exc)
@@ -325,6 +342,27 @@ class Agent:
         episode.prompt_tokens += reply.prompt_tokens
         episode.completion_tokens += reply.completion_tokens
         episode.calls.append(_call_record(reply, step, trial))
+        return reply
+
+    def _reply(self, request: ChatRequest) -> ChatReply:
+        """The model's reply to ``request``, or an :class:`LLMError` naming the model.
+
+        A model of the user's own (any :class:`ChatModel`) may raise anything or return
+        anything: that ends the episode as a failed call does, with the record so far kept,
+        instead of crashing it. Webwise's own errors other than :class:`LLMError` pass:
+        a :class:`ConfigError` (an endpoint refusing the key) and :class:`Interrupted` (the
+        bench stopping) are meant for the caller, and so is a KeyboardInterrupt.
+        """
+        try:
+            reply = self.llm.complete(request)
+        except WebwiseError:
+            raise
+        except Exception as exc:
+            said = f": {one_line(exc)}" if str(exc) else ""
+            raise LLMError(f"{self.llm.name}: complete() raised {type(exc).__name__}{said}") from exc
+        problem = reply_problem(reply)
+        if problem is not None:
+            raise LLMError(f"{self.llm.name}: complete() returned {problem}")
         return reply
 
     def _reflect(self, episode: Episode, trial: Trial, steps: list[Step], pages: list[str], memory: FailureMemory,

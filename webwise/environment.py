@@ -223,6 +223,17 @@ SETTLE_MS = 1000
 MAX_SEED = 2**53 - 1
 
 
+def check_seed(seed: object) -> int:
+    """``seed`` when it is a page seed, a whole number from 0 to :data:`MAX_SEED`; else a one-line
+    :class:`ConfigError`. A bool, a float or a string is refused rather than passed on: the page
+    would draw from another number than the one the episode records."""
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise ConfigError(f"a seed is a whole number, not {seed!r}")
+    if not 0 <= seed <= MAX_SEED:
+        raise ConfigError(f"seed {seed} is out of range: seeds run from 0 to {MAX_SEED}")
+    return seed
+
+
 class BrowserDied(WebwiseError):
     """The browser or its driver stopped answering; the caller replaces it."""
 
@@ -335,8 +346,7 @@ class MiniWoBEnv:
         shut), the calendar it opened, the "No search results." notes an autocomplete adds
         (book-flight, use-autocomplete). A load costs about 0.1 s.
         """
-        if not 0 <= seed <= MAX_SEED:
-            raise ConfigError(f"seed {seed} is out of range: seeds run from 0 to {MAX_SEED}")
+        check_seed(seed)
         if self._pointer_moved:
             self._park_pointer()
         self._open(task)

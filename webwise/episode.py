@@ -144,4 +144,5 @@ class Episode:
         self.steps = len(self.trace)
 
     def to_dict(self) -> dict[str, Any]:
+        """The record as plain JSON-ready data: the episode JSON (docs/episode-json.md)."""
         return asdict(self)

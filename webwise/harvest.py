@@ -38,11 +38,13 @@ from typing import Any, Callable, Sequence, TextIO
 
 from webwise import store
 from webwise.agent import Agent, Settings, check_method
+from webwise.arguments import as_path, whole
 from webwise.bench import EXIT_FAULTS, RESULTS, Job, Key, Pool, read_results, record_key
+from webwise.environment import check_seed
 from webwise.episode import Episode
 from webwise.errors import ConfigError, Interrupted
 from webwise.generalise import lift, search_panels, skip_unseen_items
-from webwise.llm import ChatModel, check_spec, make_llm
+from webwise.llm import SPECS, ChatModel, check_spec, make_llm
 from webwise.llm.replay import ReplayModel
 from webwise.provenance import code_of, code_version
 from webwise.session import Session
@@ -117,7 +119,7 @@ class HarvestConfig:
     tasks: Sequence[str]
     seeds: Sequence[int]
     llm: str = "local"
-    store_dir: Path | None = None
+    store_dir: Path | str | None = None
     method: str = "webwise"
     examples: str = "none"
     trials: int = 1
@@ -133,11 +135,14 @@ class HarvestConfig:
     def jobs(self) -> list[Job]:
         """Task by task, seed by seed; every problem is a :class:`ConfigError` before anything starts."""
         check_method(self.method, self.examples)
+        if not isinstance(self.llm, str):  # each worker builds its own model from the spec
+            raise ConfigError(f"a harvest's llm is a spec ({SPECS}), not a {type(self.llm).__name__}")
+        whole("workers", self.workers, 1)
         if self.examples not in HARVEST_EXAMPLES:
             raise ConfigError(f"a harvest shows examples {' or '.join(HARVEST_EXAMPLES)}, not {self.examples!r}")
         for task in self.tasks:
             check_task(task)
-        if not 1 <= self.check_seeds <= MAX_CHECK_SEEDS:
+        if not 1 <= whole("check_seeds", self.check_seeds, 1) <= MAX_CHECK_SEEDS:
             raise ConfigError(f"the check takes 1 to {MAX_CHECK_SEEDS} seeds, not {self.check_seeds}")
         if self.seeds and max(self.seeds) >= CHECK_SEED_OFFSET:
             raise ConfigError(f"harvest seeds must be below {CHECK_SEED_OFFSET}, where the check's fresh seeds start; "
@@ -487,8 +492,9 @@ class Recheck(_WithoutModel):
         return record
 
 
-def results_file(path: Path) -> Path:
+def results_file(path: Path | str) -> Path:
     """A bench's results file: ``path`` itself, or ``results.jsonl`` in the bench's output folder."""
+    path = as_path("results", path)
     try:
         found = path / RESULTS if path.is_dir() else path
         if not found.is_file():
@@ -600,7 +606,7 @@ class Import(_WithoutModel):
     task is not shown it (:func:`webwise.agent.load_examples`).
     """
 
-    def __init__(self, config: HarvestConfig, results: Path) -> None:
+    def __init__(self, config: HarvestConfig, results: Path | str) -> None:
         """``config.tasks`` empty: every task the file holds, in the order they first appear."""
         self.source = results_file(results).resolve()
         self.records = episode_records(self.source)
@@ -699,8 +705,19 @@ def summarize(records: list[dict[str, Any]], keys: set[Key], tasks: Sequence[str
     return list(reports.values())
 
 
+def task_list(tasks: object) -> list[str]:
+    """The task names ``tasks`` holds, as a list: a bare string is refused in one line, where it
+    would be read letter by letter (``harvest("click-button")`` as tasks 'c', 'l', ...)."""
+    if isinstance(tasks, str):
+        raise ConfigError(f"tasks is a list of task names, not the string {tasks!r}: pass [{tasks!r}]")
+    try:
+        return list(tasks)  # type: ignore[call-overload]
+    except TypeError:
+        raise ConfigError(f"tasks is a list of task names, not {type(tasks).__name__}") from None
+
+
 def harvest(tasks: list[str], *, seeds: int = 10, seed_start: int = HARVEST_SEED_START, trials: int = 1,
-            check_seeds: int = CHECK_SEEDS, llm: str = "local", store_dir: Path | None = None,
+            check_seeds: int = CHECK_SEEDS, llm: str = "local", store_dir: Path | str | None = None,
             method: str = "webwise", examples: str = "none", max_steps: int = 5,
             max_tokens: int = Settings.max_tokens, guards: bool = True, workers: int = 1,
             remote_url: str | None = None, page_host: str = "127.0.0.1",
@@ -710,7 +727,9 @@ def harvest(tasks: list[str], *, seeds: int = 10, seed_start: int = HARVEST_SEED
     Runs only the episodes not already in the store's journal (see the module docstring).
     Raises :class:`Interrupted` after Ctrl-C or SIGTERM, with what was kept on disk.
     """
-    run = Harvest(HarvestConfig(tasks=tasks, seeds=range(seed_start, seed_start + seeds), llm=llm,
+    check_seed(seed_start)
+    first_seeds = range(seed_start, seed_start + whole("seeds", seeds, 1))
+    run = Harvest(HarvestConfig(tasks=task_list(tasks), seeds=first_seeds, llm=llm,
                                 store_dir=store_dir, method=method, examples=examples, trials=trials,
                                 check_seeds=check_seeds, max_steps=max_steps, max_tokens=max_tokens, guards=guards, workers=workers, remote_url=remote_url,
                                 page_host=page_host, progress=progress))
@@ -719,26 +738,26 @@ def harvest(tasks: list[str], *, seeds: int = 10, seed_start: int = HARVEST_SEED
     return run.reports
 
 
-def recheck(tasks: list[str], *, check_seeds: int = CHECK_SEEDS, store_dir: Path | None = None, workers: int = 1,
-            guards: bool = True, progress: TextIO | None = None) -> list[TaskHarvest]:
+def recheck(tasks: list[str], *, check_seeds: int = CHECK_SEEDS, store_dir: Path | str | None = None,
+            workers: int = 1, guards: bool = True, progress: TextIO | None = None) -> list[TaskHarvest]:
     """Check the refused candidates of ``tasks`` in ``store_dir``'s journal again, without the
     model (see :class:`Recheck`); the summary per task. Raises :class:`Interrupted` after Ctrl-C."""
-    run = Recheck(HarvestConfig(tasks=tasks, seeds=(), store_dir=store_dir, check_seeds=check_seeds,
+    run = Recheck(HarvestConfig(tasks=task_list(tasks), seeds=(), store_dir=store_dir, check_seeds=check_seeds,
                                 guards=guards, workers=workers, progress=progress))
     if run.run() == 130:
         raise Interrupted("recheck interrupted; running it again checks the rest")
     return run.reports
 
 
-def import_results(results: Path, tasks: Sequence[str] | None = None, *, check_seeds: int = CHECK_SEEDS,
-                   store_dir: Path | None = None, workers: int = 1, guards: bool = True,
+def import_results(results: Path | str, tasks: Sequence[str] | None = None, *, check_seeds: int = CHECK_SEEDS,
+                   store_dir: Path | str | None = None, workers: int = 1, guards: bool = True,
                    progress: TextIO | None = None) -> list[TaskHarvest]:
     """Learn from a bench run's episodes (``results``: its results file or output folder) without the
     model: each solved one's candidate checked and stored as a harvest's (see :class:`Import`); the
     summary per task of ``tasks``, by default every task the file holds. Raises
     :class:`Interrupted` after Ctrl-C."""
-    run = Import(HarvestConfig(tasks=list(tasks or ()), seeds=(), store_dir=store_dir, check_seeds=check_seeds,
-                               guards=guards, workers=workers, progress=progress), results)
+    run = Import(HarvestConfig(tasks=task_list(() if tasks is None else tasks), seeds=(), store_dir=store_dir,
+                               check_seeds=check_seeds, guards=guards, workers=workers, progress=progress), results)
     if run.run() == 130:
         raise Interrupted("import interrupted; running it again looks at the rest")
     return run.reports

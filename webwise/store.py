@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
+from webwise.arguments import folder, whole
 from webwise.atomic import open_own, replace_file, writable_directory
 from webwise.errors import ConfigError
 from webwise.examples import CHECKOUT, INCONTEXT, Example, Step, read_steps
@@ -33,8 +34,14 @@ DEFAULT_STORE = INCONTEXT / "auto"
 MAX_PER_TASK = 2
 
 
-def task_file(task: str, directory: Path | None = None) -> Path:
-    return (directory or DEFAULT_STORE) / f"{task}.json"
+def task_file(task: str, directory: Path | str | None = None) -> Path:
+    return store_path(directory) / f"{task}.json"
+
+
+def store_path(directory: Path | str | None) -> Path:
+    """The store ``directory`` names, the default one for None; a library caller's string works as
+    a path does."""
+    return folder("store_dir", directory) or DEFAULT_STORE
 
 
 def _read(path: Path) -> list[dict[str, Any]]:
@@ -76,10 +83,10 @@ def check_entry(where: str, entry: Any) -> tuple[Step, ...]:
     return steps
 
 
-def existing(directory: Path | None = None) -> Path:
+def existing(directory: Path | str | None = None) -> Path:
     """The store directory, which must exist and be readable: a mistyped ``--store`` is an error,
     never an empty store, and so is one the user may not read (its listing would be empty too)."""
-    directory = directory or DEFAULT_STORE
+    directory = store_path(directory)
     try:
         found = directory.is_dir()
     except OSError as exc:  # a name too long, a folder on the way the user may not look into
@@ -91,7 +98,7 @@ def existing(directory: Path | None = None) -> Path:
     return directory
 
 
-def load(task: str, directory: Path | None = None) -> list[Example]:
+def load(task: str, directory: Path | str | None = None) -> list[Example]:
     """The harvested examples of ``task``: empty when the store has none for it, a
     :class:`ConfigError` when there is no store at all (a mistyped ``--store``)."""
     path = task_file(task, existing(directory))
@@ -100,12 +107,12 @@ def load(task: str, directory: Path | None = None) -> list[Example]:
             for number, (e, steps) in enumerate(_checked(path), 1)]
 
 
-def tasks(directory: Path | None = None) -> list[str]:
+def tasks(directory: Path | str | None = None) -> list[str]:
     """The tasks the store holds examples for, sorted."""
     return sorted(path.stem for path in existing(directory).glob("*.json") if _read(path))
 
 
-def load_all(directory: Path | None = None) -> list[Example]:
+def load_all(directory: Path | str | None = None) -> list[Example]:
     """Every example in the store, task by task in name order."""
     return [example for task in tasks(directory) for example in load(task, directory)]
 
@@ -125,7 +132,7 @@ class Listed:
     seeds: tuple[int, ...]
 
 
-def listing(directory: Path | None = None, task: str | None = None) -> list[Listed]:
+def listing(directory: Path | str | None = None, task: str | None = None) -> list[Listed]:
     """The store's examples (only ``task``'s when given) with their provenance.
 
     Entries harvested before ``code`` and ``check_seeds`` were recorded show ``-`` for the
@@ -144,15 +151,17 @@ def listing(directory: Path | None = None, task: str | None = None) -> list[List
     return rows
 
 
-def coverage(directory: Path | None = None) -> str:
+def coverage(directory: Path | str | None = None) -> str:
     """How many tasks the store covers, of all and of the paper's 48, in one line."""
     covered = set(tasks(directory))
     return (f"{len(covered & set(all_tasks()))} of {len(all_tasks())} tasks have an example; "
             f"{len(covered & set(PAPER48))} of the paper's {len(PAPER48)}")
 
 
-def pick(task: str, number: int | None, directory: Path | None = None) -> list[Example]:
+def pick(task: str, number: int | None, directory: Path | str | None = None) -> list[Example]:
     """Example ``number`` of ``task`` (all of the task's when None); a missing one is a :class:`ConfigError`."""
+    if number is not None:
+        whole("the example's number", number, 1)
     found = load(check_task(task), directory)
     if not found:
         raise ConfigError(f"no example for {task} in {existing(directory)}")
@@ -163,14 +172,14 @@ def pick(task: str, number: int | None, directory: Path | None = None) -> list[E
     return [found[number - 1]]
 
 
-def writable(directory: Path | None, command: str) -> Path:
+def writable(directory: Path | str | None, command: str) -> Path:
     """Where ``command`` (``harvest``, ``store remove``) writes: ``directory``, else the checkout's store.
 
     An installed copy's store is package data, replaced by the next install; writing into it
     would lose the change, so there the store must be named.
     """
     if directory is not None:
-        return directory
+        return store_path(directory)
     if CHECKOUT is None:
         raise ConfigError(f"{command} needs --store DIR here: webwise runs from an installed copy, whose "
                           "incontext/auto is read-only package data")
@@ -180,10 +189,11 @@ def writable(directory: Path | None, command: str) -> Path:
         raise ConfigError(f"{command}: {exc}; give --store DIR") from None
 
 
-def ready(directory: Path) -> Path:
+def ready(directory: Path | str) -> Path:
     """``directory``, made if missing, once its lock was taken and let go: a store whose lock cannot
     be taken (a folder in its place) is a one-line error before a harvest runs any episode, not
     after the first one's candidate was checked."""
+    directory = store_path(directory)
     with _locked(directory):
         return directory
 
@@ -198,12 +208,12 @@ def _holds(entries: list[dict[str, Any]], entry: dict[str, Any]) -> bool:
     return any(programs_key(e) == key for e in entries)
 
 
-def has(task: str, entry: dict[str, Any], directory: Path | None = None) -> bool:
+def has(task: str, entry: dict[str, Any], directory: Path | str | None = None) -> bool:
     """Whether the store already holds an example with the same programs."""
     return twin(task, entry, directory) is not None
 
 
-def twin(task: str, entry: dict[str, Any], directory: Path | None = None) -> dict[str, Any] | None:
+def twin(task: str, entry: dict[str, Any], directory: Path | str | None = None) -> dict[str, Any] | None:
     """The stored example with the same programs as ``entry``, if any (its provenance says whence)."""
     key = programs_key(entry)
     return next((e for e in _read(task_file(task, directory)) if programs_key(e) == key), None)
@@ -220,13 +230,13 @@ def _locked(directory: Path) -> Iterator[None]:
             fcntl.flock(handle, fcntl.LOCK_UN)
 
 
-def add(task: str, entry: dict[str, Any], directory: Path | None = None) -> str:
+def add(task: str, entry: dict[str, Any], directory: Path | str | None = None) -> str:
     """Store ``entry`` unless it is a duplicate or the task is full; returns what happened.
 
     One of ``"kept"``, ``"duplicate"``, ``"full"``.
     """
     check_entry(f"the example of {task} to store", entry)  # never write what the store's reader refuses
-    directory = directory or DEFAULT_STORE
+    directory = store_path(directory)
     with _locked(directory):
         path = task_file(task, directory)
         entries = _read(path)
@@ -238,7 +248,7 @@ def add(task: str, entry: dict[str, Any], directory: Path | None = None) -> str:
         return "kept"
 
 
-def remove(task: str, number: int, directory: Path | None = None) -> dict[str, Any]:
+def remove(task: str, number: int, directory: Path | str | None = None) -> dict[str, Any]:
     """Take example ``number`` of ``task`` out of the store and return it.
 
     Like :func:`add`, under the store's lock and by an atomic replace; the task's file goes
@@ -259,7 +269,7 @@ def remove(task: str, number: int, directory: Path | None = None) -> dict[str, A
         return removed
 
 
-def count(task: str, directory: Path | None = None) -> int:
+def count(task: str, directory: Path | str | None = None) -> int:
     return len(_read(task_file(task, directory)))
 
 

@@ -10,7 +10,7 @@ from webwise.errors import ConfigError
 from webwise.llm.base import ChatModel, ChatReply, ChatRequest, Message
 from webwise.llm.replay import ReplayModel, load_replies
 
-__all__ = ["ChatModel", "ChatReply", "ChatRequest", "Message", "SPECS", "check_spec", "make_llm"]
+__all__ = ["ChatModel", "ChatReply", "ChatRequest", "Message", "SPECS", "as_model", "check_spec", "make_llm"]
 
 #: The ``--llm`` specs :func:`make_llm` understands, as help and error texts name them.
 SPECS = "local (the 0.5B), local:0.5b, local:1.5b, local:PATH.gguf, openai:MODEL or replay:FILE"
@@ -38,6 +38,23 @@ def make_llm(spec: str, cache_dir: Path | None = None) -> ChatModel:
     from webwise.llm.cache import CachedModel
 
     return CachedModel(model, cache)
+
+
+def as_model(llm: object) -> ChatModel:
+    """The model ``llm`` names: a spec (one of :data:`SPECS`) built, or a :class:`ChatModel` as it is.
+
+    Anything else is a one-line :class:`ConfigError` before a browser starts: an object without
+    ``name``, ``complete`` or ``close`` would otherwise fail at the first episode, or leave the
+    session unable to close.
+    """
+    if isinstance(llm, str):
+        return make_llm(llm)
+    missing = ["name (a str)"] if not isinstance(getattr(llm, "name", None), str) else []
+    missing += [f"{part}()" for part in ("complete", "close") if not callable(getattr(llm, part, None))]
+    if missing:
+        raise ConfigError(f"llm must be a spec ({SPECS}) or a ChatModel (name, complete(), close()); "
+                          f"{type(llm).__name__} lacks {', '.join(missing)}")
+    return llm  # type: ignore[return-value]
 
 
 def check_spec(spec: str) -> None:

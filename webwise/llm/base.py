@@ -52,10 +52,39 @@ def estimate_tokens(text: str) -> int:
 
 
 class ChatModel(Protocol):
-    """Anything that answers chat requests; ``name`` is the spec it was built from."""
+    """Anything that answers chat requests; ``name`` is the spec it was built from.
+
+    A model of your own needs only these three: a ``name`` (it goes into every episode record),
+    ``complete`` and ``close``. Whatever ``complete`` raises (webwise's own errors other than
+    ``LLMError`` aside: they reach the caller), or returns that is not a :class:`ChatReply`
+    (:func:`reply_problem`), ends the episode with a one-line error naming the model, as a
+    failed call of a built-in backend does.
+    """
 
     name: str
 
     def complete(self, request: ChatRequest) -> ChatReply: ...
 
     def close(self) -> None: ...
+
+
+def reply_problem(reply: object) -> str | None:
+    """What makes ``reply`` no :class:`ChatReply` the agent can record, in a few words (None: nothing).
+
+    A model written outside webwise may return anything; the agent reads the text as a string
+    and sums the counts, so a ``None`` text or a ``"12"`` count would crash the episode midway
+    and lose its record, or put a wrong total in it.
+    """
+    if not isinstance(reply, ChatReply):
+        return f"{type(reply).__name__}, not a ChatReply"
+    if not isinstance(reply.text, str):
+        return f"a ChatReply whose text is {type(reply.text).__name__}, not str"
+    for name in ("prompt_tokens", "completion_tokens"):
+        value = getattr(reply, name)
+        if not isinstance(value, int) or isinstance(value, bool):
+            return f"a ChatReply whose {name} is {type(value).__name__}, not int"
+    if not isinstance(reply.seconds, (int, float)) or isinstance(reply.seconds, bool):
+        return f"a ChatReply whose seconds is {type(reply.seconds).__name__}, not a number"
+    if not isinstance(reply.extra, dict):
+        return f"a ChatReply whose extra is {type(reply.extra).__name__}, not dict"
+    return None
