@@ -134,6 +134,19 @@ def test_a_spinner_arrow_steps_on_each_click_as_under_a_pointer(env: MiniWoBEnv,
     assert executor.outcome.success
 
 
+def test_typing_the_page_swallows_is_noted_and_a_command_the_page_clears_is_not(env: MiniWoBEnv) -> None:
+    """use-spinner's field drops every key: the program would submit 0 and never learn why.
+    A terminal clears its prompt on Enter, which is the command taking effect, not keys lost."""
+    executor = start(env, "use-spinner", 3)
+    executor.click("input_text", "")
+    executor.enter_text("5")
+    assert "the page ignores typed keys there" in executor.records[-1].note
+    executor = start(env, "terminal", 0)
+    executor.click("input_text", "")
+    executor.enter_text("ls\n")
+    assert executor.records[-1].note is None
+
+
 def test_a_click_on_a_rich_text_editor_s_paragraph_puts_the_caret_there(env: MiniWoBEnv) -> None:
     """A person's click focuses the editor and places the caret; the page's paragraph cannot take
     focus itself, so typing after the click found nothing focused."""

@@ -649,7 +649,8 @@ class Executor:
         says so, since a model that types a second guess into a number field means to
         replace the first and otherwise never learns why the page read ``54``.
         A read-only field (choose-date's date picker) ignores keys; typing into it is refused,
-        since the program would go on to submit an empty field without ever learning why.
+        since the program would go on to submit an empty field without ever learning why. A field
+        whose page swallows the keys (use-spinner's) keeps its value, and the note says so.
         """
         tag, kind, ref = self._focused()
         if ref:
@@ -670,12 +671,18 @@ class Executor:
                 raise ActionError(f"cannot read {body!r} as a {kind}")
             self.env.script(_SET_VALUE_JS, value)
             body = ""
-        keys = body.replace("\n", Keys.ENTER) + (Keys.ENTER if enter else "")
-        if keys:
-            self.env.keys(keys)
-        if body and isinstance(held_value, str) and held_value and self.env.script(_VALUE_JS) == held_value + body:
+        if body:
+            self.env.keys(body.replace("\n", Keys.ENTER))
+        # Read before the Enter, which may submit and clear the field (a terminal's prompt).
+        value = self.env.script(_VALUE_JS) if body and isinstance(held_value, str) else None
+        if enter:
+            self.env.keys(Keys.ENTER)
+        if held_value and value == held_value + body:
             self.records[-1].note = (f"the field held {held_value[:40]!r}, so the text went after it; "
                                      "press_key('Control+a') first to replace it")
+        elif isinstance(value, str) and value == held_value and "\n" not in body:
+            self.records[-1].note = ("the field's value did not change: the page ignores typed keys there; "
+                                     "set it with the page's own controls (its arrows, buttons or list)")
         return f"{tag} {kind}".strip() + (" (already held this text)" if held else "")
 
     def _press(self, key: str) -> str:
