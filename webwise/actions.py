@@ -45,10 +45,10 @@ function choose(option) {
 # hit, as a person's click would, since the synthetic events move no caret.
 _CLICK_JS = _CHOOSE_JS + """
 var ref = arguments[0], el = null;
+var hit = document.elementFromPoint(arguments[1], arguments[2]);
 if (ref > 0) { el = core.previousDOMInfo[ref]; }
 else {
   var parent = core.previousDOMInfo[arguments[3]];
-  var hit = document.elementFromPoint(arguments[1], arguments[2]);
   el = (hit && parent && parent.contains(hit)) ? hit : parent;
 }
 if (!el || !el.isConnected) { return ['the element is no longer on the page', null, false]; }
@@ -72,7 +72,6 @@ if (el instanceof HTMLOptionElement && el.closest('select')) {
   var at = {bubbles: true, cancelable: true, view: window, clientX: arguments[1], clientY: arguments[2]};
   ['mouseover', 'mousedown', 'mouseup'].forEach(function (t) { el.dispatchEvent(new MouseEvent(t, at)); });
   el.click(); el.focus();
-  var hit = document.elementFromPoint(arguments[1], arguments[2]);
   var text = el.isContentEditable ? el : (hit && el.contains(hit) && hit.isContentEditable ? hit : null);
   if (text) {
     var host = text.closest('[contenteditable]:not([contenteditable="false"])') || text;

@@ -64,8 +64,8 @@ def extract_program(reply: str) -> str:
     """
     read = _readable(reply)
     parser = _Parser()
-    answer = _answer(read)
-    program = _best_block(answer, parser) if answer is not None else None
+    start = _answer_start(read)
+    program = _best_block(read[start:], parser) if start else None
     if program is None:
         program = _best_block(read, parser)
     if program is None:
@@ -85,14 +85,14 @@ def _unix_lines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _answer(reply: str) -> str | None:
-    """What follows a reasoning model's think block, or None when the reply has none.
+def _answer_start(reply: str) -> int:
+    """Where the answer starts: after a reasoning model's think block, else at 0.
 
     The drafts inside the block are what the model weighed, not what it answered; they are
     read only when nothing after the block is a program (a reply cut off while thinking).
     """
     end = reply.rfind(_THINK_END)
-    return reply[end + len(_THINK_END):] if end >= 0 else None
+    return end + len(_THINK_END) if end >= 0 else 0
 
 
 def _why_not_code(reply: str) -> str:
@@ -500,8 +500,7 @@ def chars_past_block(reply: str) -> int:
     """
     whole = _unix_lines(reply)
     read = whole[:MAX_REPLY_CHARS]
-    end = read.rfind(_THINK_END)
-    match = _FENCE.search(read, end + len(_THINK_END) if end >= 0 else 0)
+    match = _FENCE.search(read, _answer_start(read))
     if match is None or (match.end() == len(read) < len(whole)):  # no block, or none closes in what is read
         return 0
     return len(whole) - match.end()
