@@ -329,3 +329,16 @@ def test_a_bad_llm_spec_creates_nothing(tmp_path: Path, capsys: pytest.CaptureFi
         assert main([*argv, "--llm", "bogus"]) == 2
         assert capsys.readouterr().err.startswith("webwise: error: unknown --llm spec 'bogus'")
         assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("url", ["notaurl", "ftp://example.org/v1", "http://"])
+def test_an_endpoint_url_that_is_no_url_is_bad_input(url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """Not half a minute of retried 'connection' failures: one line, exit 2, nothing created."""
+    monkeypatch.setenv("OPENAI_BASE_URL", url)
+    for argv in (["bench", "--tasks", "click-button", "--out", str(tmp_path / "out")],
+                 ["solve", "--task", "click-button"]):
+        assert main([*argv, "--llm", "openai:m"]) == 2
+        assert capsys.readouterr().err == (f"webwise: error: OPENAI_BASE_URL must be an http:// or https:// URL "
+                                           f"with a host, not {url!r}\n")
+    assert not (tmp_path / "out").exists()

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -143,3 +145,12 @@ def test_cli(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.Cap
     assert model_assets.main(["ensure", "tiny"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1
+
+
+def test_the_documented_command_runs_without_a_warning() -> None:
+    """Setup and the README run ``python -m webwise.model_assets``: importing the package first
+    must not load the module, or runpy warns on every run."""
+    done = subprocess.run([sys.executable, "-m", "webwise.model_assets", "--help"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "ensure" in done.stdout
+    assert done.stderr == ""

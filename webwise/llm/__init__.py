@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from webwise import model_assets
 from webwise.errors import ConfigError
 from webwise.llm.base import ChatModel, ChatReply, ChatRequest, Message
 from webwise.llm.replay import ReplayModel, load_replies
@@ -61,10 +60,18 @@ def check_spec(spec: str) -> None:
     """A one-line :class:`ConfigError` for a spec :func:`make_llm` would refuse, without building
     the model (loading the embedded one takes seconds): a command checks it before it creates
     anything, so a mistyped ``--llm`` leaves no empty output folder behind. A replay file is read
-    whole, as it is cheap to; a model file is looked for."""
+    whole, as it is cheap to; a model file is looked for; an endpoint's URL and retry settings are
+    read from the environment."""
+    from webwise import model_assets  # here, not at the top: see _make_local
+
     kind, arg = _kind(spec)
     if kind == "replay":
         load_replies(Path(arg))
+    elif kind == "openai":
+        from webwise.llm.openai_backend import endpoint, policy_from_env
+
+        endpoint()
+        policy_from_env()
     elif kind == "local" and (arg or model_assets.DEFAULT_LOCAL) not in model_assets.MODELS:
         _model_file(arg)
 
@@ -83,6 +90,9 @@ def _kind(spec: str) -> tuple[str, str]:
 
 def _make_local(arg: str) -> ChatModel:
     """``local`` / ``local:SIZE`` load a verified cached model; ``local:PATH.gguf`` loads that file."""
+    # Imported here, like the backends: were the package's import to load model_assets, running
+    # it as `python -m webwise.model_assets` (setup, the README) would print runpy's warning.
+    from webwise import model_assets
     from webwise.llm.local import LocalModel, Tuning
 
     tuning = Tuning.from_env()
@@ -96,6 +106,8 @@ def _make_local(arg: str) -> ChatModel:
 def _model_file(arg: str) -> Path:
     """The GGUF file ``local:PATH.gguf`` names, resolved; a one-line :class:`ConfigError` when it
     names none (a folder, a missing file, a name too long to look up)."""
+    from webwise import model_assets  # here, not at the top: see _make_local
+
     if not arg.lower().endswith(".gguf"):
         raise ConfigError(f"--llm local:{arg}: expected one of {', '.join(model_assets.MODELS)} "
                           "or a path ending in .gguf")

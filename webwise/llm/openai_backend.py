@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import time
+from urllib.parse import urlsplit
 
 import openai
 from openai.types.chat import ChatCompletion, ChatCompletionMessage
@@ -60,6 +61,20 @@ def policy_from_env() -> tuple[float, RetryPolicy]:
         max_retry_after=_env_number("WEBWISE_LLM_MAX_WAIT", default.max_retry_after),
         deadline=_env_number("WEBWISE_LLM_DEADLINE", default.deadline),
     )
+
+
+def endpoint(base_url: str | None = None) -> str | None:
+    """The endpoint's base URL, ``base_url`` or ``OPENAI_BASE_URL`` (None: the client's default).
+
+    A URL without an ``http(s)://`` scheme or a host is a :class:`ConfigError` here, before a
+    browser starts: the client would report it as a connection failure, retried for half a minute.
+    """
+    url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+    if url is not None:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ConfigError(f"OPENAI_BASE_URL must be an http:// or https:// URL with a host, not {url!r}")
+    return url
 
 
 def _status_message(exc: openai.APIStatusError) -> str:
@@ -141,7 +156,7 @@ class OpenAIModel:
         self.policy, self.timeout = policy, timeout
         self.client = openai.OpenAI(
             api_key=api_key or os.environ.get("OPENAI_API_KEY") or PLACEHOLDER_KEY,
-            base_url=base_url or os.environ.get("OPENAI_BASE_URL") or None,
+            base_url=endpoint(base_url),
             timeout=timeout,
             max_retries=0,
         )
