@@ -23,6 +23,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -386,6 +387,31 @@ def test_ctrl_c_in_a_model_of_ones_own_is_not_caught(own: tuple[webwise.Session,
     model.then = _interrupted
     with pytest.raises(KeyboardInterrupt):
         session.run("enter-text", 2, "webwise", "none")
+
+
+def test_a_second_thread_is_refused_while_the_session_runs(own: tuple[webwise.Session, OwnModel]) -> None:
+    session, model = own
+    asked, release = threading.Event(), threading.Event()
+
+    def wait_in_the_model() -> object:
+        asked.set()
+        release.wait(60)
+        return webwise.ChatReply(text="")
+
+    model.then = wait_in_the_model
+    first: list[webwise.Episode] = []
+    runner = threading.Thread(target=lambda: first.append(session.run("enter-text", 0, "webwise", "none")))
+    runner.start()
+    try:
+        assert asked.wait(60)
+        with pytest.raises(webwise.WebwiseError, match="^this Session is running an episode in another thread"):
+            session.run("click-button", 0, "webwise", "none")
+    finally:
+        release.set()
+        runner.join(60)
+    assert first and first[0].task == "enter-text" and first[0].trace[0].actions  # the first ran on undisturbed
+    model.then = lambda: webwise.ChatReply(text="")
+    assert session.run("click-button", 0, "webwise", "none").task == "click-button"  # free again after it
 
 
 class NoClose:

@@ -6,6 +6,7 @@ episode, ``with webwise.Session(...) as s: s.run(...)`` for many.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from sandbox import Sandbox
@@ -25,8 +26,8 @@ class Session:
     any object with a ``name`` (a str, recorded in every episode), ``complete(ChatRequest) ->
     ChatReply`` and ``close()`` (:class:`webwise.ChatModel`). The session owns the model either
     way: :meth:`close` closes it, so a model given to one session is not to be used after it.
-    A session runs one episode at a time, on its one browser: it is not for use from two
-    threads at once (give each thread its own session).
+    A session runs one episode at a time, on its one browser: a second thread's :meth:`run`
+    while one is going is refused (give each thread its own session).
     """
 
     def __init__(self, llm: str | ChatModel = "local", settings: Settings = Settings(), *,
@@ -38,6 +39,7 @@ class Session:
         self.sandbox = Sandbox(settings.limits)
         self.agent = Agent(self.llm, self.env, self.sandbox, settings)
         self.closed = False
+        self._running = threading.Lock()
 
     def run(self, task: str, seed: int = 0, method: str = "webwise", examples: str = "manual") -> Episode:
         """Run one episode of ``task`` at ``seed`` and return its record."""
@@ -45,7 +47,14 @@ class Session:
             raise WebwiseError("this Session is closed; make a new one to run more episodes")
         check_task(task)
         check_seed(seed)
-        return self.agent.run(task, seed, method, examples)
+        # Refused, not queued: two episodes on one browser would drive each other's page, and a
+        # caller who shares a session across threads expects them to run at once.
+        if not self._running.acquire(blocking=False):
+            raise WebwiseError("this Session is running an episode in another thread; give each thread its own Session")
+        try:
+            return self.agent.run(task, seed, method, examples)
+        finally:
+            self._running.release()
 
     def close(self) -> None:
         """Quit the browser, stop the sandbox worker and close the model; closing again does nothing."""
