@@ -67,16 +67,35 @@ def _bound(function: Callable[..., str], template: str) -> Callable[..., str]:
     return method
 
 
-def _looked_up_on(obj: Any) -> Any:
-    """The object whose attributes a lookup on ``obj`` finds.
+def _forwarded_to(obj: Any) -> Any:
+    """The object a proxy passes an attribute lookup on to, or ``obj`` if it passes none on.
 
-    ``super(S, s).format`` is ``str.format`` bound to ``s``, and ``super(S, S).format`` is
-    ``str.format`` itself: the checks must look at what a ``super`` proxy stands for, or a
-    ``str`` subclass gets the unguarded method and walks ``'{0.__globals__}'`` again.
+    Three built-in types answer a lookup of a public name with another object's attribute:
+    a bound ``super`` (``super(S, s).format`` is ``str.format`` bound to ``s``), a method
+    (``classmethod(x)`` binds any object, so ``C.m.format`` is ``x.format``) and a generic
+    alias (``S[int].format`` is ``S.format``, for a ``str`` subclass that also derives from
+    ``collections.ChainMap``).
     """
     if isinstance(obj, super) and obj.__self__ is not None:
         return obj.__self__
+    if isinstance(obj, types.MethodType):
+        return obj.__func__
+    if isinstance(obj, types.GenericAlias):
+        return obj.__origin__
     return obj
+
+
+def _looked_up_on(obj: Any) -> Any:
+    """The object whose attributes a lookup on ``obj`` finds, through any chain of proxies.
+
+    The checks must look at that object: through a proxy a ``str`` gets the unguarded
+    ``format`` and walks ``'{0.__globals__}'`` again, an exception gives its ``obj`` and a
+    class its ``mro``.
+    """
+    target = _forwarded_to(obj)
+    while target is not obj:
+        obj, target = target, _forwarded_to(target)
+    return target
 
 
 def guarded_getattr(obj: Any, name: str, default: Any = _MISSING) -> Any:

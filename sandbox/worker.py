@@ -46,6 +46,7 @@ class _Program:
     def finish(self, ok: bool, error: str | None) -> NoReturn:
         """Report and leave at once: after ``stop`` nothing of the program may run, not even
         its ``finally`` blocks."""
+        _stop_finalizers()
         self.reserve = None
         try:
             protocol.send(self.channel, {"op": "result", "ok": ok, "error": error,
@@ -64,9 +65,11 @@ class _Program:
         except protocol.ProtocolError as exc:
             raise ValueError(f"{name}() arguments are too large ({exc})") from None
         _reserve_stack(_ROUND_TRIP_FRAMES)
+        _stop_finalizers()  # the reply may end the program
         reply = self.exchange(message)
         if reply.get("end"):
             self.finish(True, None)
+        gc.enable()  # the program runs on, and so may its finalizers
         self.globals.update(reply["rebind"])
         if reply["error"] is not None:
             raise guards.ActionError(reply["error"])
@@ -108,9 +111,23 @@ class _Program:
         try:
             exec(compiled, self.globals)
         except BaseException as exc:  # the program's own failure, whatever it raised
+            _stop_finalizers()
             self.reserve = None
             self.finish(False, _described(exc, self.limits))
         self.finish(True, None)
+
+
+def _stop_finalizers() -> None:
+    """Let none of the program's code run by itself from here on (until ``gc.enable()``).
+
+    The cyclic collector runs whenever enough objects were allocated, and freeing a
+    suspended generator that sits in a reference cycle runs its ``finally`` block: a program
+    that makes such a cycle and pads its allocations to the right count had that block run
+    after the host answered ``stop`` (and spin there until the wall clock); describing and
+    reporting how a program ended allocate too. With the collector off, the program's code
+    runs only where the program calls it.
+    """
+    gc.disable()
 
 
 def _reserve_stack(frames: int) -> None:
