@@ -9,9 +9,10 @@ machinery (:class:`Pool`: workers, shared model, progress, interrupts, the Grid)
 what ``webwise harvest`` runs on.
 
 ``DIR/results.jsonl`` is the only state. Each finished episode is one ``os.write`` of one
-line under a lock, then fsync, so a kill -9 loses at most the line being written, and that
-torn tail is cut off and rerun by ``--resume``. An episode is identified by (task, seed,
-method, examples, llm, trials, guards); resume runs exactly the planned keys not yet in the file.
+line under the file's lock, then fsync, so a kill -9 loses at most the line being written, and
+that torn tail is cut off (by ``--resume``, or by the next line another process appends) and
+rerun; what a full disk took of a line is cut off at once. An episode is identified by (task,
+seed, method, examples, llm, trials, guards); resume runs exactly the planned keys not yet in the file.
 
 An episode that ended on an infrastructure failure (``infra_error``: the endpoint or the
 browser failed, not the agent) is kept in the file until ``--resume`` plans it again; then
@@ -195,9 +196,13 @@ def read_results(path: Path, *, repair: bool = False,
     except OSError as exc:  # a folder in the file's place, a file the user may not read, a name too long
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
     complete, _, torn = data.rpartition(b"\n")
-    if torn and repair:
-        with os.fdopen(open_own(path, os.O_RDWR), "r+b") as handle:
-            handle.truncate(len(complete) + 1 if complete or data.startswith(b"\n") else 0)
+    if torn and repair:  # under the file's lock: the tail may be a line another process is writing
+        fd = open_own(path, os.O_RDWR)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            _cut_torn_tail(fd)
+        finally:
+            os.close(fd)
     records = []
     for number, line in enumerate(complete.split(b"\n") if complete else [], start=1):
         if not line.strip():
@@ -229,19 +234,55 @@ class ResultsFile:
         os.close(self._open())  # a path that cannot be written fails before any episode runs
 
     def _open(self) -> int:
-        return open_own(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        return open_own(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT)  # read: its tail, see append_line
 
     def append(self, record: dict[str, Any]) -> None:
         data = (json_text(record) + "\n").encode("utf-8")  # a program's lone surrogate too
         with self._lock:
             fd = self._open()
             try:
-                written = os.write(fd, data)
-                if written != len(data):  # only on a full disk; leave a torn line that resume will cut
-                    raise OSError(f"short write to {RESULTS}: {written} of {len(data)} bytes")
-                os.fsync(fd)
+                append_line(fd, data, self.path)
             finally:
                 os.close(fd)
+
+
+def append_line(fd: int, data: bytes, path: Path) -> None:
+    """Append the line ``data`` to ``path`` (open at ``fd`` with ``O_APPEND``) whole and durably, or
+    not at all: a :class:`ConfigError` naming the file and why.
+
+    Several processes may append to one file (harvests into one store at once), each holding the
+    file's lock while it writes; so a last line without its newline is one whose writer died
+    (kill -9), and it is cut off before this line goes in. Left there, this line would make it
+    a bad line in the middle, and the file one no resume can read. A full disk (or a quota) takes
+    part of a line and refuses the rest: that part is cut off at once, for the same reason.
+    """
+    fcntl.flock(fd, fcntl.LOCK_EX)  # let go when fd is closed
+    start = _cut_torn_tail(fd)
+    try:
+        written = 0
+        while written < len(data):
+            written += os.write(fd, data[written:])  # the rest again: its error says why it was short
+        os.fsync(fd)
+    except OSError as exc:
+        os.ftruncate(fd, start)
+        raise ConfigError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _cut_torn_tail(fd: int) -> int:
+    """Cut what follows the last newline of the file open at ``fd`` (a line whose writer died),
+    under the file's lock; the file's size then."""
+    size = end = os.fstat(fd).st_size
+    if not size or os.pread(fd, 1, size - 1) == b"\n":
+        return size
+    while end:
+        chunk = os.pread(fd, min(end, 1 << 16), end - min(end, 1 << 16))
+        newline = chunk.rfind(b"\n")
+        if newline >= 0:
+            end -= len(chunk) - newline - 1
+            break
+        end -= len(chunk)
+    os.ftruncate(fd, end)
+    return end
 
 
 class SharedModel:
@@ -380,12 +421,17 @@ class Worker(threading.Thread):
 
     def _launch(self) -> None:
         """Start the browser before the first job: a Grid or Chromium that cannot start at all is a
-        set-up error for the whole run, not a failed episode per job."""
-        try:
-            self.session.env.script("return 1;")
-        except BrowserDied as exc:
-            where = f"on the Grid at {self.pool.remote_url}" if self.pool.remote_url else "here"
-            raise ConfigError(f"cannot start a browser {where}: {exc}") from None
+        set-up error for the whole run, not a failed episode per job. A browser that dies once as
+        it starts (killed, crashed) is replaced once, as in an episode: one worker's bad start
+        must not end the run, and the episodes of the others in flight with it."""
+        for attempt in (1, 2):
+            try:
+                self.session.env.script("return 1;")
+                return
+            except BrowserDied as exc:
+                if attempt == 2 or self.pool.stop.is_set():
+                    where = f"on the Grid at {self.pool.remote_url}" if self.pool.remote_url else "here"
+                    raise ConfigError(f"cannot start a browser {where}: {exc}") from None
 
     def _episode(self, job: Job) -> dict[str, Any] | None:
         """Run a job; a dead browser is replaced (the environment relaunches) and the job retried once.

@@ -299,7 +299,7 @@ class Harvest(Pool):
         config = self.config
         plan = config.jobs()
         check_spec(config.llm)  # before the store is made
-        store.ready(self.store_dir)  # its lock, which storing a candidate takes, before any episode runs
+        store.ready(self.store_dir, config.tasks)  # its lock and files, which storing a candidate takes
         journal = self.store_dir / JOURNAL
         existing = read_results(journal, repair=True)  # a torn last line is cut before appending after it
         first = make_llm(config.llm)
@@ -437,7 +437,7 @@ class _WithoutModel(Harvest):
         jobs = [Job(record["task"], record["seed"], record["method"], record["examples"]) for record in records]
         self.queued = {id(job): record for job, record in zip(jobs, records)}
         if jobs:
-            store.ready(self.store_dir)  # its lock, which storing a candidate takes, before any check runs
+            store.ready(self.store_dir, {job.task for job in jobs})  # its lock and files, before any check runs
         interrupted = bool(jobs) and self.work(jobs, journal, len(jobs), ReplayModel({}, f"replay:{self.label}"))
         if self.error is not None:
             raise self.error

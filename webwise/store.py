@@ -20,7 +20,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from webwise.arguments import folder, whole
 from webwise.atomic import open_own, replace_file, writable_directory
@@ -189,12 +189,15 @@ def writable(directory: Path | str | None, command: str) -> Path:
         raise ConfigError(f"{command}: {exc}; give --store DIR") from None
 
 
-def ready(directory: Path | str) -> Path:
-    """``directory``, made if missing, once its lock was taken and let go: a store whose lock cannot
-    be taken (a folder in its place) is a one-line error before a harvest runs any episode, not
-    after the first one's candidate was checked."""
+def ready(directory: Path | str, tasks: Iterable[str] = ()) -> Path:
+    """``directory``, made if missing, once its lock was taken and let go and the files of ``tasks``
+    read: a store whose lock cannot be taken (a folder in its place) or whose file of a task to
+    harvest is malformed (a hand edit, a copy cut short) is a one-line error before a harvest
+    loads the model or starts a browser, not after the first episode ran."""
     directory = store_path(directory)
     with _locked(directory):
+        for task in tasks:
+            _read(task_file(task, directory))
         return directory
 
 
