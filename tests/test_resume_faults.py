@@ -129,17 +129,18 @@ def test_a_browser_that_dies_twice_as_it_starts_is_a_set_up_error(replay: Path, 
         _worker(replay, tmp_path, deaths=2)._launch()
 
 
+@pytest.mark.parametrize(("examples", "broken"), [("none", "click-button"), ("auto-near", "click-link")])
 def test_a_malformed_store_file_is_refused_before_the_harvest_starts_anything(
-        replay: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """A store file cut short was found only once the first episode of its task ran: after the
-    model was loaded and the browsers started."""
+        examples: str, broken: str, replay: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A store file cut short was found only once the first episode that read it ran: after the
+    model was loaded and the browsers started. ``auto-near`` reads other tasks' files too."""
     store_dir = tmp_path / "store"
     store_dir.mkdir()
-    (store_dir / "click-button.json").write_text('[{"instruction": "Click')
+    (store_dir / f"{broken}.json").write_text('[{"instruction": "Click')
     assert main(["harvest", "--tasks", "click-button", "--seeds", "2", "--llm", f"replay:{replay}",
-                 "--store", str(store_dir)]) == 2
+                 "--examples", examples, "--store", str(store_dir)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"webwise: error: harvested examples in {store_dir / 'click-button.json'} are unreadable")
+    assert err.startswith(f"webwise: error: harvested examples in {store_dir / f'{broken}.json'} are unreadable")
     assert err.count("\n") == 1  # not even the plan line: nothing ran
     assert not (store_dir / "harvest.jsonl").exists()
 

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence, TextIO
 
 from webwise import store
-from webwise.agent import Agent, Settings, check_method
+from webwise.agent import Agent, Settings, check_method, load_examples
 from webwise.arguments import as_path, whole
 from webwise.bench import EXIT_FAULTS, RESULTS, Job, Key, Pool, read_results, record_key
 from webwise.environment import check_seed
@@ -300,6 +300,8 @@ class Harvest(Pool):
         plan = config.jobs()
         check_spec(config.llm)  # before the store is made
         store.ready(self.store_dir, config.tasks)  # its lock and files, which storing a candidate takes
+        for task in config.tasks:  # as a bench plans: what auto-near will read, read now
+            load_examples(task, config.examples, self.store_dir)
         journal = self.store_dir / JOURNAL
         existing = read_results(journal, repair=True)  # a torn last line is cut before appending after it
         first = make_llm(config.llm)

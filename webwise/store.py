@@ -211,11 +211,6 @@ def _holds(entries: list[dict[str, Any]], entry: dict[str, Any]) -> bool:
     return any(programs_key(e) == key for e in entries)
 
 
-def has(task: str, entry: dict[str, Any], directory: Path | str | None = None) -> bool:
-    """Whether the store already holds an example with the same programs."""
-    return twin(task, entry, directory) is not None
-
-
 def twin(task: str, entry: dict[str, Any], directory: Path | str | None = None) -> dict[str, Any] | None:
     """The stored example with the same programs as ``entry``, if any (its provenance says whence)."""
     key = programs_key(entry)
