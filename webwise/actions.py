@@ -202,6 +202,9 @@ MODIFIERS: dict[str, str] = {
     "meta": Keys.META, "cmd": Keys.META,
 }
 _MAX_TEXT = 2000
+#: Characters typed in one batch, about half a second's typing: enter_text stops between
+#: batches once the program's time is up.
+_KEY_BATCH = 200
 #: What draw() takes: at least a start and an end, at most this many points.
 MAX_POINTS = 200
 #: The longest wait(), in seconds: a program has 10 s in all.
@@ -459,6 +462,19 @@ class Executor:
         """Sleep ``seconds``, or until :attr:`deadline` when that comes first."""
         time.sleep(max(0.0, min(seconds, self.deadline - time.monotonic())))
 
+    def _send_text(self, keys: str) -> None:
+        """Type ``keys`` in batches of :data:`_KEY_BATCH`, none begun after :attr:`deadline`.
+
+        The driver types about 400 characters a second, so 2,000 take 5 s; a typing begun
+        near the program's end went on 5 s past its wall-clock limit, the page still taking
+        keys after the sandbox had killed the program.
+        """
+        for start in range(0, len(keys), _KEY_BATCH):
+            if time.monotonic() >= self.deadline:
+                raise ActionError(f"enter_text(): the program's time ran out after {start} of {len(keys)} "
+                                  "characters were typed")
+            self.env.keys(keys[start:start + _KEY_BATCH])
+
     def _hover(self, tag: str, text: str) -> str:
         target = self._find(self.env.observe()[0], tag, text)
         self.records[-1].target_text = target["text"] or target["deep_text"]
@@ -671,7 +687,7 @@ class Executor:
             self.env.script(_SET_VALUE_JS, value)
             body = ""
         if body:
-            self.env.keys(body.replace("\n", Keys.ENTER))
+            self._send_text(body.replace("\n", Keys.ENTER))
         # Read before the Enter, which may submit and clear the field (a terminal's prompt).
         value = self.env.script(_VALUE_JS) if body and isinstance(held_value, str) else None
         if enter:
@@ -685,8 +701,7 @@ class Executor:
         return f"{tag} {kind}".strip() + (" (already held this text)" if held else "")
 
     def _press(self, key: str) -> str:
-        # A part that is only whitespace is that key (' ' is the space bar), not an empty name.
-        *mods, main = [part.strip() or part for part in key.split("+")] if key != "+" else ["+"]
+        *mods, main = _key_parts(key)
         try:
             modifiers = [MODIFIERS[m.lower()] for m in mods]
         except KeyError as exc:
@@ -719,6 +734,20 @@ class Executor:
         return f"{holder['tag']} {holder['deep_text'][:40]!r}"
 
 
+def _key_parts(key: str) -> list[str]:
+    """``key``'s modifiers, then its main key: the parts between its '+' signs.
+
+    A '+' that ends the key after another '+' (``Control++``), or alone, is the plus key, one
+    character as press_key takes any, not a separator before an empty name. A part that is
+    only whitespace is that key (' ' is the space bar), not an empty name.
+    """
+    if key == "+" or key.endswith("++"):
+        head, main = key[:-2], "+"
+    else:
+        head, _, main = key.rpartition("+")
+    return [part.strip() or part for part in (head.split("+") if head else []) + [main]]
+
+
 def _inside(ref: int, ancestor: int, parents: dict[int, int | None]) -> bool:
     """Whether the element ``ref`` lies inside the element ``ancestor``."""
     parent = parents.get(ref)
@@ -749,15 +778,27 @@ def _captioned_call(elements: list[dom.Element], tag: str,
 
 #: The private-use characters WebDriver's keystrokes read as special keys (``Keys.F5`` is U+E035).
 _KEY_CODES = ("\ue000", "\uf8ff")
+#: Halves of UTF-16 surrogate pairs: alone they are no character, and the driver refuses a
+#: command holding one ("invalid argument: missing command parameters"), which named nothing
+#: the program could fix.
+_SURROGATES = ("\ud800", "\udfff")
+
+
+def _holds(text: str, span: tuple[str, str]) -> bool:
+    """Whether ``text`` holds a character from ``span[0]`` to ``span[1]``."""
+    return any(span[0] <= char <= span[1] for char in text)
 
 
 def _text_arg(action: str, name: str, value: Any) -> str:
-    """Actions take text; numbers are accepted as their text, anything else is refused."""
+    """Actions take text; numbers are accepted as their text, anything else is refused, and so
+    is a lone surrogate (the pipe from the sandbox carries one as ``"\\ud800"``)."""
     if isinstance(value, bool) or not isinstance(value, (str, int, float)):
         raise ActionError(f"{action}() expects {name} as a string, not {type(value).__name__}")
     text = str(value)
     if len(text) > _MAX_TEXT:
         raise ActionError(f"{action}(): {name} is longer than {_MAX_TEXT} characters")
+    if _holds(text, _SURROGATES):
+        raise ActionError(f"{action}(): {name} holds a lone surrogate (U+D800-U+DFFF), half of a character")
     return text
 
 
@@ -765,7 +806,7 @@ def _keys_arg(action: str, name: str, value: Any) -> str:
     """Text that goes to the page as keystrokes. WebDriver reads the characters U+E000-U+F8FF
     as keys of its own (F5, browser back, ...), a way around the list of keys press_key names."""
     text = _text_arg(action, name, value)
-    if any(_KEY_CODES[0] <= char <= _KEY_CODES[1] for char in text):
+    if _holds(text, _KEY_CODES):
         raise ActionError(f"{action}(): {name} holds a character U+E000-U+F8FF, which WebDriver sends as a "
                           "key of its own; use press_key with a key's name")
     return text

@@ -1,0 +1,203 @@
+"""The host's bounds on what a program's action calls may ask, on real MiniWoB++ pages.
+
+A program's arguments are hostile: each action must refuse what it cannot do in one clear
+line, pass what it does to the page only as data, and end within the program's time. The
+cases that once got through are here (typing that ran seconds past the program's wall-clock
+limit, a lone surrogate the driver refused with a message naming nothing, the plus key in
+a combination), with the neighbouring cases that held, so they keep holding.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Iterator
+
+import pytest
+
+import webwise
+from sandbox import Limits
+from webwise.actions import ActionError, Executor
+from webwise.agent import ActionHandler, Settings
+from webwise.dom import filtered_summary
+from webwise.environment import MiniWoBEnv
+from webwise.llm.replay import ReplayModel
+
+
+def start(env: MiniWoBEnv, task: str, seed: int = 0) -> Executor:
+    env.reset(task, seed)
+    executor = Executor(env, filtered_summary)
+    executor.start()
+    return executor
+
+
+def field_value(env: MiniWoBEnv) -> str:
+    return env.script("return document.querySelector('#area input').value;")
+
+
+def ended(env: MiniWoBEnv) -> list:
+    return env.script("return [WOB_DONE_GLOBAL, WOB_RAW_REWARD_GLOBAL];")
+
+
+# -- typing ends with the program's time ---------------------------------------------------
+
+def test_typing_stops_at_the_program_s_deadline(env: MiniWoBEnv) -> None:
+    """2,000 characters take the driver about 5 s; the sandbox kills the program at its limit
+    but cannot stop a typing the host is doing for it."""
+    executor = start(env, "enter-text")
+    executor.click("input_text", "")
+    executor.deadline = time.monotonic() + 0.5
+    began = time.monotonic()
+    with pytest.raises(ActionError, match=r"^enter_text\(\): the program's time ran out after \d+ of 2000 "):
+        executor.enter_text("a" * 2000)
+    assert time.monotonic() - began < 2.0
+    assert 0 < len(field_value(env)) < 2000
+    assert executor.records[-1].error.startswith("enter_text(): the program's time ran out")
+
+
+def test_typing_in_batches_types_every_character_in_order(env: MiniWoBEnv) -> None:
+    executor = start(env, "enter-text")
+    executor.click("input_text", "")
+    text = "".join(chr(ord("a") + i % 26) for i in range(450))  # three batches, the last part-full
+    executor.enter_text(text)
+    assert field_value(env) == text
+
+
+def test_a_program_typing_in_a_loop_ends_near_its_wall_clock_limit() -> None:
+    """The whole pipeline: the step ends within a batch's typing of the limit (it ran 5 s past)."""
+    program = "click('input_text', '')\nfor i in range(60):\n    enter_text(str(i) + 'a' * 1990)\n"
+    settings = Settings(max_steps=1, limits=Limits(wall_seconds=3.0))
+    with webwise.Session(ReplayModel({"enter-text": [f"```python\n{program}```"]}, "replay:typing"), settings) as own:
+        record = json.loads(json.dumps(own.run("enter-text", 0, "webwise", "none").to_dict()))
+    (step,) = record["trace"]
+    assert step["error"].startswith("TimeoutError: program exceeded 3 s wall time"), step["error"]
+    assert step["run_seconds"] < 4.0, step["run_seconds"]
+
+
+# -- text arguments ------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("name", "args", "error"), [
+    ("enter_text", ["a\ud800"], "enter_text(): text holds a lone surrogate (U+D800-U+DFFF), half of a character"),
+    ("press_key", ["\udfff"], "press_key(): key holds a lone surrogate"),
+    ("click", ["button", "x\ud83d"], "click(): text holds a lone surrogate"),
+    ("click", ["\ud800", "ONE"], "click(): tag holds a lone surrogate"),
+    ("hover", ["button", "\ud800"], "hover(): text holds a lone surrogate"),
+    ("drag", ["button", "ONE", "div", "\udc00"], "drag(): to_text holds a lone surrogate"),
+    ("select_text", ["\ud800"], "select_text(): text holds a lone surrogate"),
+    ("scroll", ["\ud800"], "scroll(): text holds a lone surrogate"),
+    ("click_action1", ["button", "\ud800", []], "click_action1(): each argument holds a lone surrogate"),
+])
+def test_a_lone_surrogate_is_refused_before_the_browser(env: MiniWoBEnv, name: str, args: list, error: str) -> None:
+    """The sandbox's pipe carries one; the driver refused it as "invalid argument: missing
+    command parameters"."""
+    executor = start(env, "click-button")
+    reply = ActionHandler(executor)(name, args, {})
+    assert reply.error is not None and reply.error.startswith(error), reply.error
+    assert executor.records == []  # refused before it was performed
+
+
+def test_a_pair_of_surrogates_is_one_character_and_typed(env: MiniWoBEnv) -> None:
+    executor = start(env, "enter-text")
+    executor.click("input_text", "")
+    executor.enter_text("é漢😀")
+    assert field_value(env) == "é漢😀"
+
+
+HOSTILE_TEXTS = ["'); core.endEpisode(1, true); ('", '"]); WOB_RAW_REWARD_GLOBAL = 1; //', "\\", "\\'\\\"",
+                 "</script><script>core.endEpisode(1, true)</script>", "${core.endEpisode(1, true)}",
+                 "`${1}`", "(a+)+$" + "a" * 40, ".*", "[", "\u202eabc\u200b", "\x00", "[999999]", "[-1]"]
+
+
+@pytest.mark.parametrize("text", HOSTILE_TEXTS)
+def test_a_hostile_text_stays_data_in_every_action_that_names_text(env: MiniWoBEnv, text: str) -> None:
+    executor = start(env, "click-button", 4)
+    handler = ActionHandler(executor)
+    for name, args in [("click", ["button", text]), ("click", [text, text]), ("hover", ["button", text]),
+                       ("drag", ["button", text, "button", "Ok"]), ("select_text", [text]), ("scroll", [text])]:
+        reply = handler(name, args, {})
+        assert reply.error is None or "\n" not in reply.error
+    assert ended(env) == [False, 0]
+
+
+# -- keys ----------------------------------------------------------------------------------
+
+def test_the_plus_key_is_pressed_alone_and_in_a_combination(env: MiniWoBEnv) -> None:
+    executor = start(env, "enter-text")
+    executor.click("input_text", "")
+    executor.press_key("+")
+    executor.press_key("Shift++")  # was: unknown modifier '' in 'Shift++'
+    assert field_value(env) == "++"
+    with pytest.raises(ActionError, match=r"^unknown key ''"):
+        executor.press_key("Shift+")
+
+
+def test_browser_shortcuts_and_control_characters_stay_on_the_page(env: MiniWoBEnv) -> None:
+    """Reload, back, close-tab: the driver's key events reach the page, never the browser."""
+    executor = start(env, "enter-text")
+    address = env.script("return location.href;")
+    executor.click("input_text", "")
+    executor.enter_text("kept")
+    for key in ("Control+r", "Alt+ArrowLeft", "Control+w", "Meta+w", "\x00", "\x07", "Shift+" * 300 + "a"):
+        executor.press_key(key)
+    for key in ("F5", "Alt+F4", "Control+\ue035", "\ue023"):
+        with pytest.raises(ActionError):
+            executor.press_key(key)
+    assert env.script("return location.href;") == address
+    assert field_value(env).startswith("kept") and ended(env) == [False, 0]
+
+
+# -- elements that moved, vanished or are out of the window ----------------------------------
+
+def test_an_element_gone_between_reading_and_clicking_is_a_one_line_error(
+        env: MiniWoBEnv, monkeypatch: pytest.MonkeyPatch) -> None:
+    executor = start(env, "click-button", 4)
+    target = env.utterance.split('"')[1]
+    read = env.observe
+
+    def read_then_page_changes():  # the page redraws right after it was read
+        observed = read()
+        env.script("document.querySelectorAll('#area button').forEach(function (b) { b.remove(); });")
+        return observed
+
+    monkeypatch.setattr(env, "observe", read_then_page_changes)
+    with pytest.raises(ActionError, match=r"^click\('button', '.+'\): the element is no longer on the page$"):
+        executor.click("button", target)
+    assert ended(env) == [False, 0]
+
+
+def test_elements_out_of_the_window_are_refused_by_pointer_actions_and_hidden_ones_by_all(env: MiniWoBEnv) -> None:
+    executor = start(env, "click-button", 4)
+    env.script("""
+      var area = document.getElementById('area');
+      [['Far', 'top: 3000px; left: 10px'], ['Above', 'top: -500px; left: 10px'], ['Gone', 'display: none'],
+       ['Flat', 'width: 0; height: 0; padding: 0; border: 0; overflow: hidden']].forEach(function (made) {
+        var b = document.createElement('button'); b.textContent = made[0];
+        b.style.cssText = 'position: absolute; ' + made[1]; area.appendChild(b);
+      });""")
+    handler = ActionHandler(executor)
+    for text in ("Far", "Above"):
+        assert handler("hover", ["button", text], {}).error == (
+            f"hover(): the button {text!r} is outside the window; scroll({text!r}) first")
+        assert handler("drag_to", ["button", text, 10, 10], {}).error.startswith("drag_to(): the button")
+        assert handler("drag", ["button", "Ok", "button", text], {}).error.startswith("drag(): the button")
+    for text in ("Gone", "Flat"):
+        for name, args in [("click", ["button", text]), ("hover", ["button", text])]:
+            assert handler(name, args, {}).error.startswith(f"no 'button' element with text {text!r}")
+    assert ended(env) == [False, 0]
+
+
+def test_a_drag_onto_itself_is_performed_and_changes_nothing(env: MiniWoBEnv) -> None:
+    executor = start(env, "drag-items")
+    items = [e["text"] for e in executor.elements if e["tag"] == "div" and e["text"]]
+    executor.drag("div", items[0], "div", items[0])
+    assert [e["text"] for e in executor.elements if e["tag"] == "div" and e["text"]] == items
+    assert ended(env) == [False, 0]
+
+
+@pytest.mark.parametrize(("x", "y"), [(10**9, 5), (-1e-9, 5), (5, 2**63), (-(10**18), -(10**18))])
+def test_a_point_off_the_window_is_refused_and_nothing_moves(env: MiniWoBEnv, x: float, y: float) -> None:
+    executor = start(env, "click-button", 4)
+    handler = ActionHandler(executor)
+    for name, args in [("click_at", [x, y]), ("drag_to", ["button", "Ok", x, y]), ("draw", [[(5, 5), (x, y)]])]:
+        assert "is outside the window" in handler(name, args, {}).error
+    assert all(record.error for record in executor.records)
