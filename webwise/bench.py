@@ -44,13 +44,14 @@ from typing import Any, Callable, Iterator, Sequence, TextIO
 
 from selenium.common.exceptions import WebDriverException
 
-from webwise import tables
+from webwise import grid, tables
 from webwise.agent import Settings, check_method, load_examples
 from webwise.atomic import open_own, replace_file
 from webwise.environment import BrowserDied
 from webwise.episode import Episode
 from webwise.errors import ConfigError, Interrupted, WebwiseError
 from webwise.llm import ChatModel, ChatReply, ChatRequest, check_spec, make_llm
+from webwise.llm.base import one_line
 from webwise.pages import PageServer
 from webwise.provenance import code_of, code_version
 from webwise.tasks import html_root
@@ -475,6 +476,26 @@ class Pool:
         self.faults_in_a_row = 0
         self.halted: str | None = None  # why the run stopped early on infrastructure failures
         self._faults_lock = threading.Lock()
+        self.slots: int | None = None  # the Grid's Chrome slots, once :meth:`check_grid` asked
+
+    def check_grid(self) -> None:
+        """Ask the Grid of ``--remote``, before the run creates anything, whether it is one and how
+        many browsers it runs at once (:func:`webwise.grid.browsers`). Without it a wrong URL
+        surfaced only as the first worker started a browser, after OUT was made, and workers
+        beyond the Grid's slots waited in its queue until its session-request timeout failed the
+        whole run, every episode finished or not."""
+        if self.remote_url:
+            self.slots = grid.browsers(self.remote_url)
+
+    def workers_for(self, jobs: int) -> int:
+        """Workers to start for ``jobs``: no more than the jobs, nor than the Grid's slots."""
+        return min(self.workers, jobs, self.slots or jobs)
+
+    def on_workers(self, jobs: int) -> str:
+        """How the plan line names the workers for ``jobs``, and why fewer than asked for."""
+        count = self.workers_for(jobs)
+        capped = self.slots is not None and count == self.slots < min(self.workers, jobs)
+        return f"on {count} worker(s)" + (f" (the Grid at {self.remote_url} runs {count} at once)" if capped else "")
 
     def perform(self, session: Any, job: Job) -> dict[str, Any]:
         """The job's record; the bench's is the episode's."""
@@ -488,8 +509,9 @@ class Pool:
         if episode is None or (episode.task, episode.seed) != (job.task, job.seed):
             episode = Episode(job.task, job.seed, job.method, job.examples, llm.name, max_trials=self.settings.trials,
                               guards=self.settings.guards)
-        episode.error = episode.error or str(exc)
-        episode.infra_error = str(exc)
+        said = one_line(str(exc).strip().split("\n", 1)[0] or type(exc).__name__)  # not a Grid's stack trace
+        episode.error = episode.error or said
+        episode.infra_error = said
         return episode.to_dict()
 
     def fail(self, exc: BaseException) -> None:
@@ -517,7 +539,7 @@ class Pool:
         True when interrupted. ``total`` counts the jobs already done before these too."""
         for job in jobs:
             self.jobs.put(job)
-        models = self.models(first, min(self.workers, len(jobs)))
+        models = self.models(first, self.workers_for(len(jobs)))
         progress = Progress(self.stream, total, total - len(jobs), self.label)
         try:
             self.pages = PageServer(html_root(), host=self.page_host)
@@ -571,6 +593,7 @@ class Bench(Pool):
         some ended on an infrastructure failure or stopped the bench; 130 after Ctrl-C (results kept)."""
         config = self.config
         plan = config.jobs()
+        self.check_grid()
         config.out.mkdir(parents=True, exist_ok=True)
         path = config.out / RESULTS
         with _exclusive(config.out):
@@ -597,7 +620,7 @@ class Bench(Pool):
         already = len(plan) - len(pending)
         again = f" ({len(faults)} of them after an infrastructure failure)" if faults else ""
         print(f"bench: {len(plan)} episodes planned, {already} already in {config.out / RESULTS}, "
-              f"{len(pending)} to run{again} with {config.llm} on {min(config.workers, len(pending))} worker(s)",
+              f"{len(pending)} to run{again} with {config.llm} {self.on_workers(len(pending))}",
               file=config.stream)
         if pending and (others := _other_code(existing)):
             print(f"bench: warning: {others}; the tables will mix them", file=config.stream)

@@ -23,6 +23,7 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import urllib3
 from selenium import webdriver
 from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.service import Service
@@ -153,8 +154,11 @@ def launch(remote_url: str | None = None) -> Browser:
     if remote_url:
         try:
             driver = webdriver.Remote(command_executor=remote_url, options=chrome_options(None))
-        except WebDriverException as exc:
-            raise ConfigError(f"cannot start a browser on the Grid at {remote_url}: {exc.msg}") from None
+        except WebDriverException as exc:  # the first line: the Grid sends its stack trace after it
+            said = (exc.msg or type(exc).__name__).strip().split("\n", 1)[0]
+            raise ConfigError(f"cannot start a browser on the Grid at {remote_url}: {said}") from None
+        except (urllib3.exceptions.HTTPError, ValueError) as exc:  # nothing there, or no URL
+            raise ConfigError(f"cannot reach the Grid at {remote_url}: {type(exc).__name__}") from None
         return Browser(driver)
     for path in (CHROMIUM, CHROMEDRIVER):
         if not os.path.exists(path):

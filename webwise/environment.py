@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
 import urllib3
-from selenium.common.exceptions import WebDriverException
+from selenium.common.exceptions import InvalidSessionIdException, WebDriverException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 
@@ -375,13 +375,22 @@ class MiniWoBEnv:
         self._pointer_moved = False
 
     def _open(self, task: str) -> None:
-        with self._guard():
-            self.driver.get(self.pages.base_url + page_path(task))
+        try:
+            with self._guard():
+                self.driver.get(self.pages.base_url + page_path(task))
+        except WebDriverException as exc:  # the browser lives, but found nothing there: net::ERR_...
+            raise WebwiseError(self._not_loaded(task, (exc.msg or type(exc).__name__).split("\n", 1)[0])) from None
         deadline = time.monotonic() + 10
         while not self.script(_LOADED_JS):
             if time.monotonic() > deadline:
-                raise WebwiseError(f"page of task {task} did not load")
+                raise WebwiseError(self._not_loaded(task, "it never finished loading"))
             time.sleep(0.02)
+
+    def _not_loaded(self, task: str, why: str) -> str:
+        """A task page that did not load, where from, and on a Grid what to check: its nodes load
+        the pages from this machine's page server."""
+        hint = " (can the Grid's nodes reach --page-host?)" if self.remote_url else ""
+        return f"page of task {task} did not load from {self.pages.base_url}{hint}: {why}"
 
     def observe(self) -> tuple[list[Element], Outcome, str]:
         """Visible elements in document order, the outcome so far, and the utterance.
@@ -422,6 +431,13 @@ class MiniWoBEnv:
 
 
 def _is_dead(exc: WebDriverException) -> bool:
+    """Whether ``exc`` says the browser is gone, so a new one is needed. On a Grid, a session it
+    ended (its session timeout, a node restarted) is "Unable to find session with ID", and one
+    whose chromedriver died "Unable to execute request for an existing session": kept, every
+    later episode of the worker failed on it, or hung."""
+    if isinstance(exc, InvalidSessionIdException):
+        return True
     text = (exc.msg or str(exc)).lower()
     return any(s in text for s in ("invalid session id", "session deleted", "chrome not reachable", "disconnected",
-                                   "connection refused", "no such window", "target window already closed"))
+                                   "connection refused", "no such window", "target window already closed",
+                                   "unable to find session", "unable to execute request for an existing session"))

@@ -299,6 +299,7 @@ class Harvest(Pool):
         config = self.config
         plan = config.jobs()
         check_spec(config.llm)  # before the store is made
+        self.check_grid()
         store.ready(self.store_dir, config.tasks)  # its lock and files, which storing a candidate takes
         for task in config.tasks:  # as a bench plans: what auto-near will read, read now
             load_examples(task, config.examples, self.store_dir)
@@ -310,7 +311,7 @@ class Harvest(Pool):
             done = {record_key(r) for r in existing if not r.get("infra_error")}
             pending = [job for job, key in zip(plan, keys) if key not in done]
             print(f"harvest: {len(plan)} episodes planned, {len(plan) - len(pending)} already in {journal}, "
-                  f"{len(pending)} to run with {config.llm} on {min(config.workers, len(pending))} worker(s)",
+                  f"{len(pending)} to run with {config.llm} {self.on_workers(len(pending))}",
                   file=self.stream)
             interrupted = bool(pending) and self.work(pending, journal, len(plan), first)
         finally:
@@ -439,6 +440,7 @@ class _WithoutModel(Harvest):
         jobs = [Job(record["task"], record["seed"], record["method"], record["examples"]) for record in records]
         self.queued = {id(job): record for job, record in zip(jobs, records)}
         if jobs:
+            self.check_grid()
             store.ready(self.store_dir, {job.task for job in jobs})  # its lock and files, before any check runs
         interrupted = bool(jobs) and self.work(jobs, journal, len(jobs), ReplayModel({}, f"replay:{self.label}"))
         if self.error is not None:
