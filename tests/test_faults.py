@@ -56,7 +56,7 @@ def test_an_outage_is_no_result_stops_the_bench_and_resume_solves_what_it_touche
     records = read_results(out / "results.jsonl")
     assert len(records) == 3 and all(r["infra_error"] and not r["success"] for r in records)
     text = (out / "tables.md").read_text()
-    assert "| all | 0.00 (0/0) | 0.00 | 0.00 | 0 (0+0) | 0 | 0 | 3 |" in text  # no result, three infra failures
+    assert "| all | - (0/0) | - | - | - | 0 | 0 | 3 |" in text  # no result, three infra failures
 
     with ChatServer(default=reply(CLICK), port=port) as server:  # the endpoint is back, where it was
         assert main([*openai_bench(out, seeds=8), "--resume"]) == 0

@@ -256,10 +256,9 @@ def _charts(computed: tables.Tables) -> str:
 
 
 def _tables(computed: tables.Tables) -> str:
-    parts = ["<h2>Tables</h2>",
-             "<p>Success rate with counts; means are per episode. <em>paper gpt-3.5</em> is the WebWISE paper's "
-             "Table 2 (gpt-3.5-turbo) for the same method: k=1 for <code>manual</code>, k=0 for <code>none</code>, "
-             "ACG for <code>webwise / auto</code>.</p>"]
+    parts = ["<h2>Tables</h2>", f"<p>{html_text(tables.INTRO)}</p>"]
+    if computed.repeated:
+        parts.append(f"<p>{html_text(tables.repeated_note(computed.repeated))}</p>")
     for column, rows in computed.groups.items():
         parts.append(f"<h3>{html_text(column.label(computed.many_llms))}</h3>")
         if column.examples == tables.SELF_TAUGHT:

@@ -3,7 +3,10 @@
 Pure functions over the episode dicts of ``results.jsonl``, so the bench, ``webwise report``
 and tests share one computation. An episode with an ``infra_error`` (the endpoint or the
 browser failed, not the agent) is no result: it is left out of every rate and mean and
-counted in its own column, ``infra failures``, until ``bench --resume`` runs it again. A *column set* is one (llm, method, examples) combination;
+counted in its own column, ``infra failures``, until ``bench --resume`` runs it again. A
+results file holds each episode once (``bench --resume`` never runs one twice); a file put
+together by hand may hold one again, and the tables count every record but say how many
+repeat an episode. A *column set* is one (llm, method, examples, trials, guards) combination;
 each gets a per-group and a per-task table. The paper's gpt-3.5-turbo averages from its
 Table 2 sit next to the matching column set. Its per-task Table 1 is not reproduced: the
 text extraction of that table has lost cells, so its numbers cannot be read reliably.
@@ -18,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable
 
 from webwise.provenance import described
-from webwise.tasks import PAPER_GROUPS, group_of, suite_group
+from webwise.tasks import PAPER_GROUPS, catalog, group_of, suite_group
 from webwise.untrusted import shown
 
 GROUPS: tuple[str, ...] = (*PAPER_GROUPS, "other")
@@ -39,6 +42,10 @@ PAPER_GPT35: dict[str, dict[int, dict[str, float]]] = {
                 1: {"1": 0.97, "2": 0.93, "3-6": 0.99, "variable": 0.75}},
     "auto": {0: {"1": 0.86, "2": 0.81, "3-6": 0.80, "variable": 0.30}},
 }
+#: Methods whose self-taught column sets stand beside the paper's ACG row: ``filtered-dom`` is
+#: the method the paper's ACG ran (its section 4.4: single-step programs with the harvested
+#: examples), ``webwise`` this project's own self-taught runs.
+ACG_METHODS = ("filtered-dom", "webwise")
 
 
 #: AgentLab's published MiniWoB++ success rates of its GenericAgent (BrowserGym): 125 tasks x 5
@@ -105,13 +112,26 @@ class Row:
 
     @property
     def success_text(self) -> str:
-        return f"{self.rate:.2f} ({self.successes}/{self.episodes})"
+        return share_text(self.successes, self.episodes)
 
     @property
     def first_text(self) -> str:
         """Success at trial 1, beside the final success when an episode had several trials."""
-        rate = self.first_successes / self.episodes if self.episodes else 0.0
-        return f"{rate:.2f} ({self.first_successes}/{self.episodes})"
+        return share_text(self.first_successes, self.episodes)
+
+
+def share_text(count: int, total: int) -> str:
+    """``0.63 (90/144)``: the share to two decimals with its counts; ``- (0/0)`` with no episode,
+    whose rate is unknown, not 0 (a task whose every episode was an infrastructure failure)."""
+    return f"{rounded(count, total)} ({count}/{total})" if total else f"- ({count}/{total})"
+
+
+def rounded(count: int, total: int) -> str:
+    """``count / total`` to two decimals, a half rounded up, from the counts themselves: formatting
+    the float would round 90/144 = 0.625 down (to even) and 1/40 = 0.025 up (its float is a little
+    above), so two rates the same distance from their neighbours went different ways."""
+    hundredths = (200 * count + total) // (2 * total)
+    return f"{hundredths // 100}.{hundredths % 100:02d}"
 
 
 @dataclass(frozen=True)
@@ -128,6 +148,8 @@ class Tables:
     suite: dict[ColumnSet, list[Row]] = field(default_factory=dict)
     #: For the same column sets: the episodes of AgentLab's tasks, and how many tasks they cover.
     agentlab: dict[ColumnSet, tuple[Row, int]] = field(default_factory=dict)
+    #: Records of an episode (column set, task, seed) that an earlier record of the file is of.
+    repeated: int = 0
 
     @property
     def many_llms(self) -> bool:
@@ -192,7 +214,7 @@ def cost(records: Iterable[dict[str, Any]]) -> Cost | None:
 def paper_rate(method: str, examples: str, group: str) -> float | None:
     """The paper's gpt-3.5 success rate for this method, example mode and group, if it has one."""
     if examples in ("auto", SELF_TAUGHT):
-        return PAPER_GPT35["auto"][0].get(group) if method == "webwise" else None
+        return PAPER_GPT35["auto"][0].get(group) if method in ACG_METHODS else None
     k = {"manual": 1, "none": 0}.get(examples)
     return None if k is None else PAPER_GPT35.get(method, {}).get(k, {}).get(group)
 
@@ -224,6 +246,13 @@ def _row(name: str, group: str, every: list[dict[str, Any]], paper: float | None
                errors=sum(1 for r in records if r.get("error")), paper=paper, trials=trials,
                infra=len(every) - n, rewarded=sum(_rewarded(r, False) for r in records),
                first_rewarded=sum(_rewarded(r, True) for r in records))
+
+
+def in_agentlab(task: str) -> bool:
+    """Whether ``task`` is one of AgentLab's 125: a task of the suite (the catalog lists all 130)
+    but none of the five added since. A name the suite lacks (a file from another MiniWoB++, a
+    hand-made one) is none of theirs either."""
+    return task in catalog() and task not in NOT_IN_AGENTLAB
 
 
 def _suite_of(task: str) -> str:
@@ -276,15 +305,32 @@ def _self_taught(by_set: dict[ColumnSet, list[dict[str, Any]]]) -> dict[ColumnSe
     return derived
 
 
+def _column_of(record: dict[str, Any]) -> ColumnSet:
+    """The record's column set; records from before ``guards`` was kept ran with the guards on."""
+    return ColumnSet(record["llm"], record["method"], record["examples"], int(record.get("max_trials", 1)),
+                     bool(record.get("guards", True)))
+
+
+def _repeated(records: list[dict[str, Any]]) -> int:
+    """How many records are of an episode an earlier record is of, an episode being its column
+    set, task and seed (the bench's key). A bench never writes one twice; two files joined by
+    hand do, and each such record weighs its seed double in every rate."""
+    return len(records) - len({(_column_of(r), r["task"], int(r["seed"])) for r in records})
+
+
+def _partial(column: ColumnSet, by_set: dict[ColumnSet, list[dict[str, Any]]]) -> bool:
+    """Whether ``column`` is an ``auto`` run of only the tasks a harvest taught, whose
+    :data:`SELF_TAUGHT` column set covers the rest: that one, not this, stands beside the
+    paper's ACG row, which is over all of a group's tasks."""
+    return column.examples == "auto" and replace(column, examples=SELF_TAUGHT) in by_set
+
+
 def compute(records: Iterable[dict[str, Any]]) -> Tables:
     """Group episode records into column sets and aggregate per task and per group."""
+    given = list(records)
     by_set: dict[ColumnSet, list[dict[str, Any]]] = {}
-    code: Counter[str] = Counter()
-    for record in records:
-        code[described(record)] += 1
-        column = ColumnSet(record["llm"], record["method"], record["examples"], int(record.get("max_trials", 1)),
-                           bool(record.get("guards", True)))
-        by_set.setdefault(column, []).append(record)
+    for record in given:
+        by_set.setdefault(_column_of(record), []).append(record)
     by_set.update(_self_taught(by_set))
     groups: dict[ColumnSet, list[Row]] = {}
     tasks: dict[ColumnSet, list[Row]] = {}
@@ -293,26 +339,27 @@ def compute(records: Iterable[dict[str, Any]]) -> Tables:
     agentlab: dict[ColumnSet, tuple[Row, int]] = {}
     for column in sorted(by_set, key=lambda c: (c.llm, c.method, c.examples, c.trials, not c.guards)):
         chosen = by_set[column]
-        if (spent := cost(chosen)) is not None:
+        if (spent := cost(r for r in chosen if not r.get("infra_error"))) is not None:
             costs[column] = spent
         per_task: dict[str, list[dict[str, Any]]] = {}
         for record in chosen:
             per_task.setdefault(record["task"], []).append(record)
         tasks[column] = [_row(t, task_group(t), per_task[t], trials=column.trials)
                          for t in sorted(per_task, key=_paper_order)]
-        rows = _group_rows(column, chosen, GROUPS, group_of, paper=True)
+        rows = _group_rows(column, chosen, GROUPS, group_of, paper=not _partial(column, by_set))
         paper48 = [r for r in chosen if group_of(r["task"]) != "other"]
         if len(paper48) < len(chosen):  # tasks beyond the 48
             if paper48:  # the 48's own total, beside the rest
                 at = next(i for i, row in enumerate(rows) if row.name == "other")
                 rows.insert(at, _row("paper48", "paper48", paper48, trials=column.trials))
             suite[column] = _group_rows(column, chosen, SUITE_GROUPS, _suite_of, paper=False)
-            theirs = [r for r in chosen if r["task"] not in NOT_IN_AGENTLAB]
+            theirs = [r for r in chosen if in_agentlab(r["task"])]
             if theirs:
                 agentlab[column] = (_row("AgentLab's tasks", "all", theirs, trials=column.trials),
                                     len({r["task"] for r in theirs}))
         groups[column] = rows
-    return Tables(groups, tasks, dict(sorted(code.items())), costs, suite, agentlab)
+    code = Counter(map(described, given))
+    return Tables(groups, tasks, dict(sorted(code.items())), costs, suite, agentlab, _repeated(given))
 
 
 _HEADER = ("success", "steps/ep", "LLM calls/ep", "tokens/ep (prompt+completion)", "context overflows", "errors",
@@ -320,10 +367,12 @@ _HEADER = ("success", "steps/ep", "LLM calls/ep", "tokens/ep (prompt+completion)
 
 
 def cells(row: Row) -> list[str]:
-    """The displayed values of a row, in ``_HEADER`` order (success at trial 1 first when T > 1)."""
-    return [row.first_text] * (row.trials > 1) + [row.success_text, f"{row.steps:.2f}", f"{row.llm_calls:.2f}",
-            f"{row.prompt_tokens + row.completion_tokens:.0f} ({row.prompt_tokens:.0f}+{row.completion_tokens:.0f})",
-            str(row.context_overflows), str(row.errors), str(row.infra)]
+    """The displayed values of a row, in ``_HEADER`` order (success at trial 1 first when T > 1);
+    a row without episodes has no means, shown as ``-``."""
+    means = [f"{row.steps:.2f}", f"{row.llm_calls:.2f}",
+             f"{row.prompt_tokens + row.completion_tokens:.0f} ({row.prompt_tokens:.0f}+{row.completion_tokens:.0f})"]
+    return [row.first_text] * (row.trials > 1) + [row.success_text, *(means if row.episodes else ["-"] * 3),
+                                                   str(row.context_overflows), str(row.errors), str(row.infra)]
 
 
 def _success_header(trials: int) -> list[str]:
@@ -351,16 +400,22 @@ def task_cells(row: Row) -> list[str]:
     return [row.name, row.group, *cells(row)]
 
 
+INTRO = ("Success rate with counts, rounded half up (`-` when a row has no episode); means are per episode. "
+         "`infra failures` are episodes that ended on a fault outside the agent (model endpoint, browser): they "
+         "are in no rate or mean, and `--resume` runs them again. `paper gpt-3.5` is the WebWISE paper's Table 2 "
+         "(gpt-3.5-turbo) for the same method, k=1 for `manual`, k=0 for `none`, and its ACG row (harvested "
+         "examples, run with filtered-dom) for `filtered-dom` and `webwise` with `auto` or `auto+none`: only "
+         "`auto+none` when the file has it, as `auto` then ran only the tasks that have an example.")
+
+
 def markdown(tables: Tables) -> str:
     """Per column set: the group table (with the paper's numbers), then the task table."""
-    out = ["# Results", "",
-           "Success rate with counts; means are per episode. `infra failures` are episodes that ended on a fault "
-           "outside the agent (model endpoint, browser): they are in no rate or mean, and `--resume` runs them "
-           "again. `paper gpt-3.5` is the WebWISE paper's Table 2 "
-           "(gpt-3.5-turbo) for the same method, k=1 for `manual`, k=0 for `none`, ACG for `webwise / auto`.", ""]
+    out = ["# Results", "", INTRO, ""]
     if tables.code:
         out += ["Episodes by code version: " + _md_text(", ".join(f"{code} {n}" for code, n in tables.code.items())),
                 ""]
+    if tables.repeated:
+        out += [repeated_note(tables.repeated), ""]
     for column, rows in tables.groups.items():
         out += [f"## {_md_text(column.label(tables.many_llms))}", ""]
         if column.examples == SELF_TAUGHT:
@@ -378,6 +433,13 @@ def markdown(tables: Tables) -> str:
     return "\n".join(out)
 
 
+def repeated_note(repeated: int) -> str:
+    """The warning above tables that count an episode more than once."""
+    return (f"Warning: {repeated} of these records repeat an episode (column set, task and seed) an earlier "
+            "record is of, and every rate and mean counts them again: a bench writes each episode once, so the "
+            "file was joined by hand. Keep one record per episode to count each seed once.")
+
+
 SUITE_NOTE = ("Every task grouped by the paper's rule, the API calls its reference program needs over seeds "
               "(`webwise tasks`); the 48 keep the paper's groups. `no reference`: tasks no program of this API "
               "solves in full, each listed with the reason by `webwise tasks`.")
@@ -393,14 +455,12 @@ AGENTLAB_NOTE = ("AgentLab's rows are its published MiniWoB++ numbers (125 tasks
 
 def agentlab_rows(total: Row, tasks: int) -> list[list[str]]:
     """A run beyond the paper's tasks next to AgentLab's whole-suite numbers, counted both ways."""
-    def rate(count: int) -> str:
-        return f"{count / total.episodes:.2f} ({count}/{total.episodes})" if total.episodes else "-"
-
-    ours = [["this run, trial 1", str(tasks), str(total.episodes), rate(total.first_successes),
-             rate(total.first_rewarded)]]
+    n = total.episodes
+    ours = [["this run, trial 1", str(tasks), str(n), share_text(total.first_successes, n),
+             share_text(total.first_rewarded, n)]]
     if total.trials > 1:
-        ours.append([f"this run, by trial {total.trials}", str(tasks), str(total.episodes), rate(total.successes),
-                     rate(total.rewarded)])
+        ours.append([f"this run, by trial {total.trials}", str(tasks), str(n), share_text(total.successes, n),
+                     share_text(total.rewarded, n)])
     theirs = [[f"AgentLab GenericAgent, {model}", *map(str, AGENTLAB_EPISODES), "", f"{value:.3f}"]
               for model, value in AGENTLAB_MINIWOB.items()]
     return ours + theirs
@@ -432,7 +492,8 @@ CSV_FIELDS = ("level", "name", "group", "llm", "method", "examples", "trials", "
 
 
 def to_csv(tables: Tables) -> str:
-    """Long format, one row per (column set, group or task): easy to load into anything."""
+    """Long format, one row per (column set, group or task): easy to load into anything. A row
+    without episodes leaves its rate and means empty (unknown), not 0."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(CSV_FIELDS)
@@ -440,10 +501,10 @@ def to_csv(tables: Tables) -> str:
         for column, rows in table.items():
             for row in rows:
                 names = map(_csv_text, (row.name, row.group, column.llm, column.method, column.examples))
-                writer.writerow([level, *names, column.trials,
-                                 row.episodes, row.first_successes, row.successes, f"{row.rate:.4f}",
-                                 f"{row.steps:.4f}", f"{row.llm_calls:.4f}", f"{row.prompt_tokens:.2f}",
-                                 f"{row.completion_tokens:.2f}", row.context_overflows,
+                means = [f"{row.rate:.4f}", f"{row.steps:.4f}", f"{row.llm_calls:.4f}", f"{row.prompt_tokens:.2f}",
+                         f"{row.completion_tokens:.2f}"]
+                writer.writerow([level, *names, column.trials, row.episodes, row.first_successes, row.successes,
+                                 *(means if row.episodes else [""] * len(means)), row.context_overflows,
                                  row.errors, "" if row.paper is None else f"{row.paper:.2f}", row.infra,
                                  row.rewarded, row.first_rewarded, int(column.guards)])
     return buffer.getvalue()
