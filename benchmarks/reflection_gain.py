@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from webwise.bench import RESULTS, read_results
+from webwise.tables import share_text
 from webwise.tasks import PAPER_GROUPS
 
 
@@ -40,7 +41,7 @@ def line(name: str, records: list[dict[str, Any]]) -> str:
     calls_t = statistics.fmean(r["llm_calls"] for r in records)
     solved_1 = [r for r in records if r["success_first_trial"]]
     ratio = (sum(r["llm_calls"] for r in solved_1) / sum(first_trial_calls(r) for r in solved_1)) if solved_1 else float("nan")
-    return (f"| {name} | {first / n:.2f} ({first}/{n}) | {final / n:.2f} ({final}/{n}) | {100 * (final - first) / n:+.1f} | "
+    return (f"| {name} | {share_text(first, n)} | {share_text(final, n)} | {100 * (final - first) / n:+.1f} | "
             f"{calls_1:.2f} | {calls_t:.2f} | {ratio:.2f} |")
 
 
@@ -48,7 +49,7 @@ def by_trial(records: list[dict[str, Any]], trials: int) -> str:
     """Success by each trial t: episodes one of whose first t trials succeeded."""
     n = len(records)
     counts = [sum(any(t["success"] for t in r["trials"][:number]) for r in records) for number in range(1, trials + 1)]
-    return ", ".join(f"T={number}: {count / n:.2f} ({count}/{n})" for number, count in enumerate(counts, 1))
+    return ", ".join(f"T={number}: {share_text(count, n)}" for number, count in enumerate(counts, 1))
 
 
 def reviews(records: list[dict[str, Any]]) -> Counter[str]:
