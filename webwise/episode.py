@@ -6,6 +6,7 @@ bench appends it to ``results.jsonl``, the report renders it. Fields are only ev
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -144,5 +145,20 @@ class Episode:
         self.steps = len(self.trace)
 
     def to_dict(self) -> dict[str, Any]:
-        """The record as plain JSON-ready data: the episode JSON (docs/episode-json.md)."""
-        return asdict(self)
+        """The record as plain JSON-ready data: the episode JSON (docs/episode-json.md).
+
+        Strict JSON: a number that is not finite is None. A model of your own may report its
+        ``seconds`` as NaN (a cached reply's timing can say ``Infinity``), and ``json.dumps``
+        would write ``NaN``, which most JSON readers refuse; ``null`` every reader takes."""
+        return _finite(asdict(self))
+
+
+def _finite(value: Any) -> Any:
+    """``value`` (plain data) with every NaN and infinity replaced by None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_finite(item) for item in value]
+    return value
