@@ -149,6 +149,8 @@ def test_extracts_the_program(reply: str, program: str) -> None:
         ("I am sorry, I cannot browse the web.", "no Python code found"),
         ("```python\nclick('a', 'Next'); click('a', 'Search' text\n```",
          "no Python code found in the reply: its code block does not parse ("),
+        ("```python\nclick('button', 'a\udfff')\n```", "its code block holds a lone surrogate (U+D800-U+DFFF)"),
+        ("```python\nclick('button', 'a\x00')\n```", "does not parse (source code string cannot contain null bytes);"),
         ("```python\nfrom selenium import webdriver\ndriver = webdriver.Chrome()\n```", "uses Selenium"),
         ("```python\ndriver.find_element(By.ID, 'subbtn').click()\n```", "uses Selenium"),
         ("```python\nclick_button('OK')\n```", "click_button() is not defined"),

@@ -348,6 +348,10 @@ MISBEHAVIOURS: dict[str, tuple[Callable[[], object], str]] = {
                     "complete() returned a ChatReply whose prompt_tokens is NoneType, not int"),
     "tokens str": (lambda: webwise.ChatReply(text="x", completion_tokens="3"),  # type: ignore[arg-type]
                    "complete() returned a ChatReply whose completion_tokens is str, not int"),
+    "tokens negative": (lambda: webwise.ChatReply(text="x", prompt_tokens=-5),
+                        "complete() returned a ChatReply whose prompt_tokens is -5, below 0"),
+    "seconds NaN": (lambda: webwise.ChatReply(text="x", seconds=float("nan")),
+                    "complete() returned a ChatReply whose seconds is nan, not a time"),
 }
 
 

@@ -294,7 +294,7 @@ class SharedModel:
     waiting out a hung endpoint or a minutes-long local generation. The abandoned call
     ends with the process (the CLI exits without joining it, see ``webwise.cli``).
 
-    With ``local`` every worker shares one wrapper, so the embedded model is loaded once per
+    With ``local`` (and ``replay``) every worker shares one wrapper, so the embedded model is loaded once per
     process; it bounds its own concurrency (one call per slot, see
     ``webwise.llm.local.Tuning``). A wrapper that does not ``own`` its model
     leaves it open on ``close``: a session closing must not close the model under the
@@ -528,8 +528,10 @@ class Pool:
                 self.stop.set()
 
     def models(self, first: ChatModel, count: int) -> list[ChatModel]:
-        """One model per worker: ``first`` shared by all with ``local``, else a client each."""
-        if self.llm.split(":", 1)[0] == "local":
+        """One model per worker: ``first`` shared by all with ``local`` (one model in memory) and
+        ``replay`` (its replies are read-only: a large file is not read and held once per worker),
+        else a client each."""
+        if self.llm.split(":", 1)[0] in ("local", "replay"):
             return [SharedModel(first, self.stop)] * count
         return [SharedModel(first, self.stop),
                 *(SharedModel(make_llm(self.llm), self.stop, owns=True) for _ in range(count - 1))]

@@ -104,8 +104,11 @@ def _why_not_code(reply: str) -> str:
     body = next((block for block in _code_blocks(reply) if block.strip()), "")
     try:
         ast.parse(body)
-    except SyntaxError as exc:
-        return f": its code block does not parse ({exc.msg}, line {exc.lineno})"
+    except SyntaxError as exc:  # a NUL byte is one without a line
+        where = f", line {exc.lineno}" if exc.lineno else ""
+        return f": its code block does not parse ({exc.msg}{where})"
+    except UnicodeEncodeError:
+        return ": its code block holds a lone surrogate (U+D800-U+DFFF), half of a character"
     except _UNPARSABLE:
         pass
     return ""

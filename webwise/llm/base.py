@@ -9,6 +9,7 @@ above temperature 0 repeatable; without one llama.cpp draws a fresh seed per req
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -83,8 +84,12 @@ def reply_problem(reply: object) -> str | None:
         value = getattr(reply, name)
         if not isinstance(value, int) or isinstance(value, bool):
             return f"a ChatReply whose {name} is {type(value).__name__}, not int"
+        if value < 0:
+            return f"a ChatReply whose {name} is {value}, below 0"
     if not isinstance(reply.seconds, (int, float)) or isinstance(reply.seconds, bool):
         return f"a ChatReply whose seconds is {type(reply.seconds).__name__}, not a number"
+    if not math.isfinite(reply.seconds) or reply.seconds < 0:  # summed into the episode's timings
+        return f"a ChatReply whose seconds is {reply.seconds}, not a time"
     if not isinstance(reply.extra, dict):
         return f"a ChatReply whose extra is {type(reply.extra).__name__}, not dict"
     return None
