@@ -389,3 +389,19 @@ def test_committed_records_hold_what_the_docs_say() -> None:
                 check_record(strict_json(line), older)
                 count += 1
     assert count > 1000
+
+
+def test_a_page_that_will_not_load_still_gives_one_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """The page server serving nothing (an empty folder): ``--json`` printed no record at all."""
+    monkeypatch.setattr("webwise.environment.html_root", lambda: tmp_path)
+    path = tmp_path / "replies.json"
+    path.write_text(json.dumps({"*": [SOLVES]}))
+    assert cli.main(["solve", "--task", "click-button", "--llm", f"replay:{path}", "--json"]) == 1
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1
+    record = strict_json(out)
+    check_record(record)
+    assert re.fullmatch(r"page of task click-button did not load from http://127\.0\.0\.1:\d+: "
+                        r"it never finished loading", record["error"])
+    assert (record["success"], record["trace"], record["llm_calls"], record["infra_error"]) == (False, [], 0, None)

@@ -21,7 +21,7 @@ from webwise import dom, examples, nearest, store
 from webwise.actions import ActionError, Executor, failure
 from webwise.arguments import folder, number, whole
 from webwise.atomic import replace_file
-from webwise.environment import BrowserDied, MiniWoBEnv, Outcome
+from webwise.environment import BrowserDied, MiniWoBEnv, Outcome, PageFault
 from webwise.episode import Call, Episode, Step, Trial, call_text
 from webwise.errors import ConfigError, ContextOverflow, EndpointError, LLMError, WebwiseError
 from webwise.extraction import ExtractionError, chars_past_block, extract_program, normal, rewrite_clicks
@@ -134,7 +134,8 @@ class Agent:
     def run(self, task: str, seed: int, method: str = "webwise", examples: str = "manual") -> Episode:
         """One episode of up to ``settings.trials`` trials.
 
-        Raises only :class:`BrowserDied` (with the record so far as ``.episode``) and config errors.
+        Raises only :class:`BrowserDied` and :class:`PageFault` (with the record so far as
+        ``.episode``, its ``error`` set) and config errors.
         """
         check_method(method, examples)
         episode = Episode(task=task, seed=seed, method=method, examples=examples, llm=self.llm.name,
@@ -142,7 +143,7 @@ class Agent:
         started = time.monotonic()
         try:
             self._run(episode)
-        except BrowserDied as exc:
+        except (BrowserDied, PageFault) as exc:
             episode.error = str(exc)
             exc.episode = episode  # type: ignore[attr-defined]
             raise

@@ -16,7 +16,7 @@ from typing import Callable, NoReturn, Sequence
 
 from webwise.agent import EXAMPLE_MODES, Settings, check_method, load_examples
 from webwise.atomic import writable_directory
-from webwise.environment import MAX_SEED, BrowserDied
+from webwise.environment import MAX_SEED, BrowserDied, PageFault
 from webwise.episode import Episode
 from webwise.errors import ConfigError, WebwiseError
 from webwise.harvest import CHECK_SEEDS, HARVEST_EXAMPLES, HARVEST_SEED_START, MAX_CHECK_SEEDS
@@ -471,7 +471,7 @@ def _solve(args: argparse.Namespace) -> int:
                   f"llm {session.llm.name})", file=sys.stderr)
         try:
             episode = session.run(args.task, args.seed, args.method, args.examples)
-        except BrowserDied as exc:
+        except (BrowserDied, PageFault) as exc:  # the record so far, with its error: --json prints it too
             episode = getattr(exc, "episode", None)
             if episode is None:
                 raise WebwiseError(str(exc)) from None

@@ -238,6 +238,11 @@ class BrowserDied(WebwiseError):
     """The browser or its driver stopped answering; the caller replaces it."""
 
 
+class PageFault(WebwiseError):
+    """The task page would not load or reset: a fault of the browser's surroundings (the page
+    server, a Grid node that cannot reach it), not of the agent; the episode cannot begin."""
+
+
 @dataclass(frozen=True)
 class Outcome:
     """The episode's state as the page reports it."""
@@ -354,7 +359,7 @@ class MiniWoBEnv:
         deadline = time.monotonic() + 5
         while not self.script(_READY_JS):
             if time.monotonic() > deadline:
-                raise WebwiseError(f"task {task} did not become ready after reset")
+                raise PageFault(f"task {task} did not become ready after reset")
             time.sleep(0.02)
         self.utterance = self.observe()[2]
         return self.utterance
@@ -379,11 +384,11 @@ class MiniWoBEnv:
             with self._guard():
                 self.driver.get(self.pages.base_url + page_path(task))
         except WebDriverException as exc:  # the browser lives, but found nothing there: net::ERR_...
-            raise WebwiseError(self._not_loaded(task, (exc.msg or type(exc).__name__).split("\n", 1)[0])) from None
+            raise PageFault(self._not_loaded(task, (exc.msg or type(exc).__name__).split("\n", 1)[0])) from None
         deadline = time.monotonic() + 10
         while not self.script(_LOADED_JS):
             if time.monotonic() > deadline:
-                raise WebwiseError(self._not_loaded(task, "it never finished loading"))
+                raise PageFault(self._not_loaded(task, "it never finished loading"))
             time.sleep(0.02)
 
     def _not_loaded(self, task: str, why: str) -> str:
