@@ -14,6 +14,7 @@ import statistics
 from pathlib import Path
 
 from webwise.bench import RESULTS, read_results
+from webwise.tables import rounded, share_text
 from webwise.tasks import PAPER_GROUPS
 
 
@@ -21,10 +22,10 @@ def row(records: list[dict]) -> str:
     groups = []
     for tasks in PAPER_GROUPS.values():
         members = [r for r in records if r["task"] in tasks]
-        groups.append(f"{sum(r['success'] for r in members) / len(members):.2f}")
+        groups.append(rounded(sum(r["success"] for r in members), len(members)) if members else "-")
     calls = [(s["llm_seconds"], s["prompt_tokens"]) for r in records for s in r["trace"] if s["reply"] is not None]
     solved = sum(r["success"] for r in records)
-    return (f"| {records[0]['llm']} | " + " | ".join(groups) + f" | {solved / len(records):.2f} ({solved}/{len(records)}) | "
+    return (f"| {records[0]['llm']} | " + " | ".join(groups) + f" | {share_text(solved, len(records))} | "
             f"{statistics.fmean(c[0] for c in calls):.1f} | {statistics.fmean(c[1] for c in calls):.0f} | "
             f"{statistics.fmean(r['seconds'] for r in records):.1f} |")
 

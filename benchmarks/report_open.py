@@ -121,12 +121,23 @@ def write(module: ModuleType, out: Path, name: str) -> tuple[Path, float]:
     return written.rename(out / name), seconds
 
 
+def _await_first_paint(driver: Any, seconds: float = 10) -> None:
+    """Wait until the page's first-contentful-paint entry exists: Chromium adds it a moment after
+    the load event that ``driver.get`` returns on, and the timings read it."""
+    deadline = time.monotonic() + seconds
+    while not driver.execute_script("return performance.getEntriesByName('first-contentful-paint').length"):
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"no first contentful paint within {seconds:g} s")
+        time.sleep(0.02)
+
+
 def open_timings(driver: Any, page: Path, interactive: bool) -> dict[str, float]:
     """Milliseconds from navigation start to DOMContentLoaded and load, and of the first interactions."""
     driver.get("about:blank")
     start = time.perf_counter()
     driver.get(page.as_uri())  # returns after the load event
     returned = (time.perf_counter() - start) * 1000
+    _await_first_paint(driver)
     timings = dict(driver.execute_script(
         "const n = performance.getEntriesByType('navigation')[0];"
         "const paint = performance.getEntriesByName('first-contentful-paint')[0];"
