@@ -87,6 +87,20 @@ def test_bench_records_every_episode_once_and_refuses_to_overwrite(
     assert "warning" not in capsys.readouterr().err
 
 
+def test_resuming_with_other_step_or_token_limits_says_so(
+        replay: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--max-steps and --max-tokens are not part of an episode's key: a resume with others added
+    to the same column sets without a word."""
+    out = tmp_path / "out"
+    assert main([*bench_args(replay, out, seeds=1), "--max-steps", "3"]) == 0
+    records = read_results(out / "results.jsonl")
+    assert {(r["max_steps"], r["max_tokens"]) for r in records} == {(3, 400)}
+    capsys.readouterr()
+    assert main([*bench_args(replay, out, seeds=2), "--max-steps", "2", "--max-tokens", "300", "--resume"]) == 0
+    assert ("bench: warning: episodes already there ran with other settings (--max-steps 3 4, --max-tokens 400 4), "
+            "not --max-steps 2, --max-tokens 300; the tables will mix them") in capsys.readouterr().err
+
+
 def test_resuming_over_episodes_of_other_code_says_so_and_the_tables_count_both(
         replay: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A table measured across a code change must not pass for one measured at a single commit."""

@@ -202,7 +202,8 @@ SCHEMA: dict[str, tuple[str, dict[str, Callable[[Any], bool]]]] = {
         "utterance": of(str), "success": of(bool), "reward": number, "raw_reward": number, "reason": text_or_null,
         "steps": whole, "llm_calls": whole, "prompt_tokens": whole, "completion_tokens": whole,
         "context_overflows": whole, "seconds": number, "error": text_or_null, "infra_error": text_or_null,
-        "success_first_trial": of(bool), "max_trials": whole, "trials": of(list), "trace": of(list),
+        "success_first_trial": of(bool), "max_trials": whole, "max_steps": whole, "max_tokens": whole,
+        "trials": of(list), "trace": of(list),
         "calls": of(list)}),
     "examples_shown": ("## The episode", {"task": of(str), "number": whole, "source": of(str)}),
     "trace": ("## A step", {
@@ -347,7 +348,7 @@ class NonFinite:
     name = "non-finite"
 
     def complete(self, request: ChatRequest) -> ChatReply:
-        return ChatReply(SOLVES, 10, 10, seconds=math.nan, extra={"prompt_ms": math.inf, "generate_ms": -math.inf})
+        return ChatReply(SOLVES, 10, 10, seconds=1.5, extra={"prompt_ms": math.inf, "generate_ms": math.nan})
 
     def close(self) -> None:
         """Nothing to release."""
@@ -357,8 +358,15 @@ def test_non_finite_numbers_are_null_in_the_record() -> None:
     record = webwise.solve("click-button", seed=0, llm=NonFinite()).to_dict()
     strict_json(json.dumps(record, allow_nan=False))
     [call] = record["calls"]
-    assert (call["seconds"], call["prompt_ms"], call["generate_ms"]) == (None, None, None)
-    assert record["trace"][0]["llm_seconds"] is None and record["success"]
+    assert (call["seconds"], call["prompt_ms"], call["generate_ms"]) == (1.5, None, None)
+    assert record["success"]
+    # A reply's own time is summed into the episode's: one that is not a time ends the episode.
+    class NaNTime(NonFinite):
+        def complete(self, request: ChatRequest) -> ChatReply:
+            return ChatReply(SOLVES, 10, 10, seconds=math.nan)
+
+    episode = webwise.solve("click-button", seed=0, llm=NaNTime())
+    assert episode.error == "non-finite: complete() returned a ChatReply whose seconds is nan, not a time"
 
 
 # -- committed results -----------------------------------------------------------------------

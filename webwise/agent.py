@@ -139,7 +139,8 @@ class Agent:
         """
         check_method(method, examples)
         episode = Episode(task=task, seed=seed, method=method, examples=examples, llm=self.llm.name,
-                          max_trials=self.settings.trials, guards=self.settings.guards)
+                          max_trials=self.settings.trials, max_steps=self.settings.max_steps,
+                          max_tokens=self.settings.max_tokens, guards=self.settings.guards)
         started = time.monotonic()
         try:
             self._run(episode)

@@ -624,8 +624,9 @@ class Bench(Pool):
         print(f"bench: {len(plan)} episodes planned, {already} already in {config.out / RESULTS}, "
               f"{len(pending)} to run{again} with {config.llm} {self.on_workers(len(pending))}",
               file=config.stream)
-        if pending and (others := _other_code(existing)):
-            print(f"bench: warning: {others}; the tables will mix them", file=config.stream)
+        for others in (_other_code(existing), _other_settings(existing, config)):
+            if pending and others:
+                print(f"bench: warning: {others}; the tables will mix them", file=config.stream)
         interrupted = bool(pending) and self.work(pending, config.out / RESULTS, len(plan), first)
         if self.error is not None:
             raise self.error
@@ -703,6 +704,20 @@ def _other_code(records: list[dict[str, Any]]) -> str:
         return ""
     listed = ", ".join(f"{code} {n}" for code, n in sorted(counts.items()))
     return f"{sum(counts.values())} episodes already there ran on other code ({listed}), not {code_version()}"
+
+
+def _other_settings(records: list[dict[str, Any]], config: BenchConfig) -> str:
+    """Which of ``records`` ran with another ``--max-steps`` or ``--max-tokens`` than ``config``
+    (records from before these were kept say nothing); empty if none did. Neither is part of an
+    episode's key, so a resume with others adds to the same column sets."""
+    wanted = {"max_steps": config.max_steps, "max_tokens": config.max_tokens}
+    differ = Counter(f"--{name.replace('_', '-')} {record[name]}" for record in records
+                     for name, value in wanted.items() if record.get(name, value) != value)
+    if not differ:
+        return ""
+    listed = ", ".join(f"{setting} {n}" for setting, n in sorted(differ.items()))
+    this = ", ".join(f"--{name.replace('_', '-')} {value}" for name, value in wanted.items())
+    return f"episodes already there ran with other settings ({listed}), not {this}"
 
 
 def rewrite_results(path: Path, records: list[dict[str, Any]]) -> None:

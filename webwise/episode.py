@@ -131,6 +131,11 @@ class Episode:
     infra_error: str | None = None
     success_first_trial: bool = False
     max_trials: int = 1
+    #: Programs a trial may run and tokens a model call may generate (``--max-steps``,
+    #: ``--max-tokens``): not part of an episode's key, so a resume with others is warned of.
+    #: Older records lack them.
+    max_steps: int | None = None
+    max_tokens: int | None = None
     #: Whether the program-rewriting guards ran (``--no-guards`` turns them off).
     guards: bool = True
     #: The in-context examples the prompts showed: ``{"task", "number", "source"}`` each, the
