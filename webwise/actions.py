@@ -17,6 +17,7 @@ from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.keys import Keys
 
 from webwise import dom
+from webwise.browser import driver_said
 from webwise.dates import month_title, parse_date, shown_month, to_input_value
 from webwise.environment import BrowserDied, MiniWoBEnv, Outcome
 from webwise.matching import NoMatch, captioned_field, find_target, naming_call
@@ -237,7 +238,7 @@ def failure(action: str, exc: Exception) -> str:
     (:class:`BrowserDied`, raised as it is).
     """
     if isinstance(exc, WebDriverException):
-        return f"{action} failed in the browser: {(exc.msg or type(exc).__name__).splitlines()[0]}"
+        return f"{action} failed in the browser: {driver_said(exc)}"
     return f"{action} failed: {type(exc).__name__}: {exc}"
 
 

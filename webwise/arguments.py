@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from webwise.errors import ConfigError
 
@@ -24,6 +25,16 @@ def number(name: str, value: object, low: float, high: float) -> float:
     """``value`` when it is a number (not a bool) from ``low`` to ``high``."""
     if not isinstance(value, (int, float)) or isinstance(value, bool) or not low <= value <= high:
         raise ConfigError(f"{name} must be a number from {low:g} to {high:g}, not {value!r}")
+    return value
+
+
+def web_url(name: str, value: str) -> str:
+    """``value`` when it is an ``http://`` or ``https://`` URL with a host. Anything else
+    (``notaurl``, ``127.0.0.1:4444``) would be sent on and fail only as a connection that
+    cannot be made, after retries, or with a library's warning."""
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"{name} must be an http:// or https:// URL with a host, not {value!r}")
     return value
 
 

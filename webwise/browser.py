@@ -149,14 +149,19 @@ def sweep_orphans() -> int:
         return len(orphans)
 
 
+def driver_said(exc: WebDriverException) -> str:
+    """What the driver (or a Grid) said, its first line: the rest is a stack trace, which a
+    one-line error, a step's error or an episode record must not carry."""
+    return (exc.msg or "").strip().split("\n", 1)[0] or type(exc).__name__
+
+
 def launch(remote_url: str | None = None) -> Browser:
     """Start headless Chromium here, or a session on the Grid at ``remote_url``."""
     if remote_url:
         try:
             driver = webdriver.Remote(command_executor=remote_url, options=chrome_options(None))
-        except WebDriverException as exc:  # the first line: the Grid sends its stack trace after it
-            said = (exc.msg or type(exc).__name__).strip().split("\n", 1)[0]
-            raise ConfigError(f"cannot start a browser on the Grid at {remote_url}: {said}") from None
+        except WebDriverException as exc:
+            raise ConfigError(f"cannot start a browser on the Grid at {remote_url}: {driver_said(exc)}") from None
         except (urllib3.exceptions.HTTPError, ValueError) as exc:  # nothing there, or no URL
             raise ConfigError(f"cannot reach the Grid at {remote_url}: {type(exc).__name__}") from None
         return Browser(driver)

@@ -293,7 +293,7 @@ class MiniWoBEnv:
         except WebDriverException as exc:
             if _is_dead(exc):
                 self._discard_browser()
-                raise BrowserDied(f"browser died: {(exc.msg or type(exc).__name__).splitlines()[0]}") from None
+                raise BrowserDied(f"browser died: {browser_mod.driver_said(exc)}") from None
             raise
         except (urllib3.exceptions.HTTPError, ConnectionError) as exc:
             self._discard_browser()
@@ -384,7 +384,7 @@ class MiniWoBEnv:
             with self._guard():
                 self.driver.get(self.pages.base_url + page_path(task))
         except WebDriverException as exc:  # the browser lives, but found nothing there: net::ERR_...
-            raise PageFault(self._not_loaded(task, (exc.msg or type(exc).__name__).split("\n", 1)[0])) from None
+            raise PageFault(self._not_loaded(task, browser_mod.driver_said(exc))) from None
         deadline = time.monotonic() + 10
         while not self.script(_LOADED_JS):
             if time.monotonic() > deadline:

@@ -24,12 +24,12 @@ import tarfile
 import tempfile
 import time
 import urllib.error
-import urllib.parse
 import urllib.request
 import zipfile
 from pathlib import Path
 from typing import Sequence
 
+from webwise.arguments import web_url
 from webwise.browser import CHROMEDRIVER, CHROMIUM
 from webwise.errors import ConfigError
 
@@ -121,9 +121,7 @@ def browsers(url: str, timeout: float = STATUS_TIMEOUT) -> int:
     server that is no Grid), and workers beyond the Grid's slots waited in its queue and failed
     the whole run once its session-request timeout passed, finished episodes or not.
     """
-    parts = urllib.parse.urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ConfigError(f"{url!r} is no http(s) URL of a Grid, such as http://127.0.0.1:4444")
+    web_url("the Grid's URL", url)
     status = f"{url.rstrip('/')}/status"
     try:
         with urllib.request.urlopen(status, timeout=timeout) as response:

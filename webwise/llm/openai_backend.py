@@ -14,12 +14,12 @@ from __future__ import annotations
 import os
 import re
 import time
-from urllib.parse import urlsplit
 
 import openai
 from openai.types.chat import ChatCompletion, ChatCompletionMessage
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, stop_before_delay
 
+from webwise.arguments import web_url
 from webwise.errors import ConfigError, ContextOverflow, EndpointError, LLMError
 from webwise.llm.base import ChatReply, ChatRequest, estimate_tokens, one_line
 from webwise.llm.retry import BackoffWait, RetryPolicy, is_retryable
@@ -70,11 +70,7 @@ def endpoint(base_url: str | None = None) -> str | None:
     browser starts: the client would report it as a connection failure, retried for half a minute.
     """
     url = base_url or os.environ.get("OPENAI_BASE_URL") or None
-    if url is not None:
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ConfigError(f"OPENAI_BASE_URL must be an http:// or https:// URL with a host, not {url!r}")
-    return url
+    return None if url is None else web_url("OPENAI_BASE_URL", url)
 
 
 def _status_message(exc: openai.APIStatusError) -> str:
