@@ -199,11 +199,12 @@ def test_an_episode_is_the_same_however_the_replay_path_is_spelled(
 @pytest.mark.parametrize(("argv", "message"), [
     (["bench", "--tasks", "click-button", "--seeds", "1000000000"],
      "1000000000 episodes planned; a bench runs at most 1000000: pass fewer --seeds or tasks"),
-    (["bench", "--tasks", "click-button", "--seed-start", str(2**53)], f"expected a seed <= {2**53 - 1}"),
+    (["bench", "--tasks", "click-button", "--seed-start", str(2**53)],
+     f"seed {2**53} is out of range: seeds run from 0 to {2**53 - 1}"),
     (["bench", "--tasks", "click-button", "--seed-start", str(2**53 - 2), "--seeds", "3"],
      f"--seed-start {2**53 - 2} with --seeds 3 goes past the largest seed, {2**53 - 1}"),
     (["solve", "--task", "click-button", "--seed", str(2**60), "--llm", "replay:/nonexistent.json"],
-     f"expected a seed <= {2**53 - 1}"),
+     f"seed {2**60} is out of range: seeds run from 0 to {2**53 - 1}"),
 ], ids=["plan", "seed-start", "seed-range", "solve-seed"])
 def test_seeds_and_plans_are_bounded_with_one_line(argv: list[str], message: str, tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
@@ -213,3 +214,23 @@ def test_seeds_and_plans_are_bounded_with_one_line(argv: list[str], message: str
         raise SystemExit(main(argv))
     err = capsys.readouterr().err
     assert info.value.code == 2 and err.count("\n") == 1 and message in err, err
+
+
+def test_chromium_that_will_not_start_is_one_line_without_the_driver_s_stack_trace(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """chromedriver says what is wrong over two lines (``session not created`` / ``from unknown
+    error: no chrome binary at ...``): the error keeps both on one line, and no more."""
+    from webwise import browser
+    from webwise.errors import ConfigError
+
+    def broken(profile_dir: str | None) -> object:
+        options = browser.webdriver.ChromeOptions()
+        options.binary_location = "/nonexistent/chromium"
+        return options
+
+    monkeypatch.setattr(browser, "chrome_options", broken)
+    with pytest.raises(ConfigError) as raised:
+        browser.launch().quit()
+    message = str(raised.value)
+    assert message.startswith("cannot start Chromium: session not created from unknown error: "
+                              "no chrome binary at /nonexistent/chromium") and "\n" not in message

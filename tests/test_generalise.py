@@ -366,3 +366,30 @@ def test_a_long_instruction_is_read_at_once() -> None:
     for near it: searched for over the whole, a 40,000-character word took quadratic time."""
     instruction = "a" * 40_000 + ' then click "OK" please'
     assert re.search(pattern("OK", instruction), 'then click "Cancel" please').group(1) == "Cancel"
+
+
+def test_a_quoted_text_is_read_up_to_its_closing_quote_whatever_follows() -> None:
+    """use-autocomplete asks with one quoted text or two. Anchored on the end of "starts with
+    "Gua".", the read took 'Swed" and ends with "eden' from the other form, and the page, which
+    checks only how the typed text starts and ends, rewarded typing it."""
+    one, two = 'Enter an item that starts with "Gua".', 'Enter an item that starts with "Swed" and ends with "eden".'
+    assert pattern("Gua", one) == 'with "(.+?)"'
+    assert re.search(pattern("Gua", one), two).group(1) == "Swed"
+    assert re.search(pattern("eden", two), 'Enter an item that starts with "An" and ends with "ica".').group(1) == "ica"
+    assert re.search(pattern('a"b', 'Click the "a"b" link.'), 'Click the "c" link.').group(1) == "c"  # a quote inside
+
+
+def test_a_copy_of_a_quoted_text_is_that_text_even_where_its_word_stands_earlier() -> None:
+    """'An' of 'starts with "An"' is the answer, not the instruction's second word: read from
+    there, every seed typed "an"; and since "an" stands in every instruction, the copy was not
+    even taken for one that varies."""
+    lifted = lift("enter_text('An')", 'Enter an item that starts with "An".', 'Enter an item that starts with "Un".')
+    assert lifted is not None and run(lifted, 'Enter an item that starts with "Pu".') == {"from_task": "Pu"}
+
+
+def test_a_text_with_no_word_is_read_from_the_task_when_it_is_a_whole_quoted_text() -> None:
+    """unicode-test's "♥♥♥": with no word in it, it was never taken for a copied text."""
+    lifted = lift("click('button', '♥♥♥')", 'Click on the "♥♥♥" button.', 'Click on the "ÖK" button.')
+    assert lifted is not None and run(lifted, 'Click on the "取消" button.') == {"from_task": "取消"}
+    assert lift("click('button', '♥')", 'Click on the "♥♥♥" button.', 'Click on the "ÖK" button.') is None
+    assert lift("click('button', '?')", "What now? Click OK.", "What then? Click OK.") is None  # not quoted

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Iterator
@@ -53,8 +54,16 @@ def _end_session_after(url: str, delay: float) -> threading.Thread:
         while time.monotonic() < deadline and not _sessions(url):
             time.sleep(0.1)
         time.sleep(delay)  # the slot says "reserved" while the session starts: its id comes after
-        session = _sessions(url)[0]
-        urllib.request.urlopen(urllib.request.Request(f"{url}/session/{session}", method="DELETE"), timeout=10)
+        while True:  # on a loaded machine the session may still be starting: a 404 until it has
+            try:
+                session = _sessions(url)[0]
+                urllib.request.urlopen(urllib.request.Request(f"{url}/session/{session}", method="DELETE"),
+                                       timeout=10)
+                return
+            except urllib.error.HTTPError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
 
     thread = threading.Thread(target=end, daemon=True)
     thread.start()

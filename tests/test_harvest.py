@@ -65,7 +65,10 @@ def test_successes_kept_failures_and_duplicates_refused(tmp_path: Path) -> None:
     assert set(entry["provenance"]) == {"llm", "method", "examples", "shown", "seed", "trial", "reward", "seconds",
                                         "harvested_at", "code", "check_seeds"}
     assert (entry["provenance"]["examples"], entry["provenance"]["shown"]) == ("none", [])
-    assert entry["provenance"]["check_seeds"] == [100000, 100001, 100002]
+    # seed 10000 asks for "okay"; 100000-100003 for "No", "ok", "Next", "Submit". No other of the
+    # twelve seeds looked through names "No" or "ok" (100010 asks 100000's question again): one form,
+    # that of a button's name; "Next" and "Submit" are named twice, forms of their own, taken first
+    assert entry["provenance"]["check_seeds"] == [100000, 100002, 100003]
     assert (entry["provenance"]["seed"], entry["provenance"]["trial"]) == (HARVEST_SEED_START, 0)
     assert not (tmp_path / "store" / "click-link.json").exists()
 
@@ -104,7 +107,8 @@ def test_cap_of_two_per_task(tmp_path: Path) -> None:
 def test_a_literal_answer_is_refused_by_the_check_on_seeds_that_ask_something_else(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Seed 13's button is "No", as is the first check seed's: checked there, the literal would
-    pass. The check skips a seed asking what the episode asked, so even one check seed refuses it.
+    pass. The check skips a seed asking what the episode asked, so even one check seed refuses it
+    (100001's "ok"; of three, the first is 100002's "Next", a button the check's pool names twice).
 
     The program pieces it together, so no literal of it is a text of the instruction that the
     check could read from the task instead.
@@ -124,8 +128,8 @@ def test_a_literal_answer_is_refused_by_the_check_on_seeds_that_ask_something_el
     out, err = capsys.readouterr()
     row = out.splitlines()[1].split("\t")
     assert row[:9] == ["click-button", "1", "1", "1", "0", "0", "0", "1", "0"]
-    assert row[9].startswith("seed 100001: ")
-    assert "solved; refused by the check: seed 100001: " in err
+    assert row[9].startswith("seed 100002: ")
+    assert "solved; refused by the check: seed 100002: " in err
     assert "the check refused 1 candidate(s)" in err
     [record] = journal(tmp_path / "three")
     assert record["outcome"] == "refused" and record["check_seeds"] == []
@@ -221,8 +225,9 @@ def test_auto_near_shows_a_task_without_examples_a_relative_s_and_its_example_sa
 
 def test_a_literal_copied_from_the_instruction_is_read_from_the_task_and_then_kept(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """The same literal as written: refused as it is (seed 100001's button is "ok"), kept once the
-    program reads it from ``task`` by the words around it, and shown so."""
+    """The same literal as written: refused as it is (seed 100002's button is "Next"), kept once the
+    program reads it from ``task`` by the words around it (the quoted text, up to its closing
+    quote), and shown so."""
     llm = replay(tmp_path, {"click-button": ["```python\nclick('button', 'No')  # the one asked for\n```"]})
     assert main(["harvest", "--tasks", "click-button", "--seeds", "1", "--seed-start", "13", "--llm", llm,
                  "--store", str(tmp_path / "store")]) == 0
@@ -230,10 +235,10 @@ def test_a_literal_copied_from_the_instruction_is_read_from_the_task_and_then_ke
     assert out.splitlines()[1].split("\t")[:9] == ["click-button", "1", "1", "1", "1", "1", "0", "0", "1"]
     assert "solved; kept (literals read from the task)" in err
     [entry] = json.loads((tmp_path / "store" / "click-button.json").read_text())
-    assert entry["steps"][0]["program"] == ("import re\nfrom_task = re.search(r'the \"(.+?)\" button', task).group(1)\n"
+    assert entry["steps"][0]["program"] == ("import re\nfrom_task = re.search(r'the \"(.+?)\"', task).group(1)\n"
                                             "click('button', from_task)  # the one asked for")
-    # 100000 asks for "No" as seed 13 did: the check's seeds are the next three, which ask for others
-    assert entry["provenance"]["generalised"] is True and entry["provenance"]["check_seeds"] == [100001, 100002, 100003]
+    # 100000 asks for "No" as seed 13 did: the check's seeds ask for buttons the pool names twice
+    assert entry["provenance"]["generalised"] is True and entry["provenance"]["check_seeds"] == [100002, 100003, 100004]
     [record] = journal(tmp_path / "store")
     assert record["outcome"] == "kept" and record["generalised"] is True and record["refusal"] is None
 
@@ -279,7 +284,7 @@ def test_values_typed_for_the_form_s_labels_are_kept_read_from_the_table_beside_
 def test_a_link_another_seed_hides_in_a_closed_tab_is_kept_searched_for_through_the_tabs(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Seed 10000 shows the link in the open tab, and the program reads it from the task and clicks
-    it; check seed 100002 hides it in tab 2, where the executor's error says it is. Kept once the
+    it; a check seed hides it in another tab, where the executor's error says it is. Kept once the
     click is preceded by a search through the page's tabs."""
     program = "import re\nlink = re.search(r'link \"(.+?)\"\\.$', task).group(1)\nclick('a', link)"
     llm = replay(tmp_path, {"click-tab-2-hard": [f"```python\n{program}\n```"]})
@@ -288,7 +293,8 @@ def test_a_link_another_seed_hides_in_a_closed_tab_is_kept_searched_for_through_
     assert "solved; kept (closed panels searched)" in capsys.readouterr().err
     [entry] = json.loads((tmp_path / "store" / "click-tab-2-hard.json").read_text())
     assert "click('ui-tabs-anchor', panel)" in entry["steps"][0]["program"]
-    assert entry["provenance"]["generalised"] is True and entry["provenance"]["check_seeds"] == [100000, 100001, 100002]
+    # 100004's link "iaculis." has a full stop: an instruction of another shape, checked first
+    assert entry["provenance"]["generalised"] is True and entry["provenance"]["check_seeds"] == [100000, 100001, 100004]
 
 
 def test_a_name_copied_from_the_instruction_is_read_from_it_and_searched_for_in_closed_folders(
@@ -532,7 +538,7 @@ def test_a_bench_run_s_solved_episodes_become_examples_without_the_model(
     provenance = entry["provenance"]
     assert (provenance["seed"], provenance["trial"], provenance["examples"]) == (0, 0, "none")
     assert provenance["llm"] == f"replay:{tmp_path / 'bench-none.json'}"
-    assert provenance["check_seeds"] == [100000, 100001, 100002]
+    assert provenance["check_seeds"] == [100000, 100002, 100003]  # as a harvest's of seed 10000: seed 0 asks "okay" too
     assert provenance["imported_from"] == "../bench/results.jsonl" and provenance["imported_with"]
     assert entry["steps"][0]["program"].endswith("click('button', re.search(r'\"(.*)\"', task).group(1))")
     lines = journal(store_dir)
@@ -837,7 +843,8 @@ def test_a_store_whose_lock_cannot_be_taken_is_refused_before_any_episode(
 
 
 @pytest.mark.parametrize(("arguments", "message"), [
-    ({"tasks": "click-button"}, "tasks is a list of task names, not the string 'click-button': pass ['click-button']"),
+    ({"tasks": "click-button"}, "tasks is a list, not the string 'click-button': pass ['click-button']"),
+    ({"tasks": []}, "tasks is empty: give at least one"),
     ({"seeds": 0}, "seeds must be a whole number >= 1, not 0"),
     ({"seeds": "2"}, "seeds must be a whole number >= 1, not '2'"),
     ({"seed_start": -5}, "seed -5 is out of range: seeds run from 0 to 9007199254740991"),
@@ -861,5 +868,7 @@ def test_the_library_takes_folders_and_results_files_as_strings(tmp_path: Path) 
     assert (report.solved, report.kept) == (1, 1) and store.count("click-button", tmp_path / "store") == 1
     with pytest.raises(ConfigError, match=f"^no bench results at {tmp_path / 'nothing'}$"):
         import_results(str(tmp_path / "nothing"), store_dir=str(tmp_path / "store"), progress=QUIET)
-    with pytest.raises(ConfigError, match="^tasks is a list of task names, not the string 'click-button'"):
+    with pytest.raises(ConfigError, match="^tasks is a list, not the string 'click-button'"):
         recheck("click-button", store_dir=str(tmp_path / "store"), progress=QUIET)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="^tasks is empty: give at least one$"):
+        recheck([], store_dir=str(tmp_path / "store"), progress=QUIET)

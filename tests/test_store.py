@@ -108,7 +108,8 @@ def test_remove_takes_out_one_and_the_file_with_the_last(stored: Path, capsys: p
     (["remove", "click-link", "1"], "no example for click-link in {store}"),
     (["show", "click-button", "3"], "click-button has 2 example(s) in {store}; there is no example 3"),
     (["remove", "click-color", "2"], "click-color has 1 example(s) in {store}; there is no example 2"),
-    (["remove", "click-color", "0"], "argument number: expected a number >= 1, got 0"),
+    (["remove", "click-color", "0"],
+     "argument number: the example's number must be a whole number >= 1, not 0"),
 ])
 def test_bad_input_is_one_line_and_exit_2(stored: Path, capsys: pytest.CaptureFixture[str], argv: list[str],
                                           message: str) -> None:

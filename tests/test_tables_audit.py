@@ -149,3 +149,21 @@ def test_report_writes_tables_of_any_results_file(tmp_path: Path, capsys: pytest
     text = (out / "tables.md").read_text(encoding="utf-8")
     assert text.startswith("# Results") and (out / "report.html").is_file()
     assert (out / "tables.csv").read_text(encoding="utf-8").startswith("level,name,")
+
+
+def test_success_at_trial_1_of_a_record_without_its_field_is_its_first_trial_s() -> None:
+    """A multi-trial record that lacks ``success_first_trial`` (hand-made, or cut down by a tool)
+    counted its final success as trial 1's: 1/1 at trial 1 for an episode solved at trial 3."""
+    trials = [{"trial": 1, "success": False}, {"trial": 2, "success": False}, {"trial": 3, "success": True}]
+    solved_late = record("click-button", 0, True, max_trials=3, trials=trials)
+    row = tables.compute([solved_late]).groups[tables.ColumnSet("m", "webwise", "none", 3)][0]
+    assert (row.first_successes, row.successes) == (0, 1)
+
+
+def test_report_refuses_a_multi_trial_record_that_says_nothing_of_its_first_trial(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = write(tmp_path / "run", [record("click-button", 0, True), record("click-button", 1, True, max_trials=3)])
+    assert main(["report", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "line 2 is not an episode record (solved in 3 trials, but neither" in err
+    assert not (out / "tables.md").exists() and not (out / "report.html").exists()

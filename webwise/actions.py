@@ -20,7 +20,7 @@ from webwise import dom
 from webwise.browser import driver_said
 from webwise.dates import month_title, parse_date, shown_month, to_input_value
 from webwise.environment import BrowserDied, MiniWoBEnv, Outcome
-from webwise.matching import NoMatch, captioned_field, find_target, naming_call
+from webwise.matching import NoMatch, captioned_field, described, find_target, naming_call
 
 # Choose an option of a list as a pointer would (HTMLOptionElement.click() alone chooses
 # nothing); in a list that takes several it toggles, as Ctrl+click does, since the API has
@@ -90,8 +90,18 @@ return [null, name, false];
 # (jQuery UI, WAI-ARIA) do; for a hidden list nested in a visible list item (a file tree's
 # closed folder, a submenu), that item's first visible child with a text of its own. The
 # fourth value says the hidden list is a menu's submenu (role="menu"), which hovering opens.
+# An element named in the summary's notation (arguments[1]: words each its id or one of its
+# classes; arguments[2]: classes it has) counts too, after those found by their text: an icon
+# has no text (click-menu-2's items are named by their icon's classes). The fifth value is the
+# element's classes.
 _HIDDEN_JS = """
-var wanted = arguments[0].toLowerCase();
+var wanted = arguments[0].toLowerCase(), names = arguments[1], classes = arguments[2];
+function named(el) {
+  var list = Array.from(el.classList || []);
+  return names.length + classes.length > 0 &&
+    names.every(function (n) { return el.id === n || list.indexOf(n) >= 0; }) &&
+    classes.every(function (c) { return list.indexOf(c) >= 0; });
+}
 function shown(el) { var r = el.getBoundingClientRect(); return r.width > 0 && r.height > 0; }
 function ownText(el) {
   var own = '';
@@ -121,13 +131,15 @@ function control(el) {
   }
   return null;
 }
-var hidden = Array.from(document.body.querySelectorAll('*')).filter(function (el) {
-  return ownText(el).toLowerCase().indexOf(wanted) >= 0 && !shown(el);
-});
+var all = Array.from(document.body.querySelectorAll('*')).filter(function (el) { return !shown(el); });
+var hidden = all.filter(function (el) { return ownText(el).toLowerCase().indexOf(wanted) >= 0; });
 hidden.sort(function (a, b) { return (ownText(b).toLowerCase() === wanted) - (ownText(a).toLowerCase() === wanted); });
+hidden = hidden.concat(all.filter(function (el) { return named(el) && hidden.indexOf(el) < 0; }));
 for (var i = 0; i < hidden.length; i++) {
   var found = control(hidden[i]);
-  if (found !== null) { return [hidden[i].tagName.toLowerCase(), ownText(hidden[i])].concat(found); }
+  if (found !== null) {
+    return [hidden[i].tagName.toLowerCase(), ownText(hidden[i])].concat(found, [hidden[i].getAttribute('class') || '']);
+  }
 }
 return null;
 """
@@ -142,6 +154,13 @@ var editable = el.isContentEditable || el instanceof HTMLTextAreaElement ||
   (el instanceof HTMLInputElement &&
    !['checkbox', 'radio', 'button', 'submit', 'reset', 'image', 'file'].includes(el.type));
 return [el.tagName.toLowerCase(), el.type || '', editable && !el.disabled && !el.readOnly, +el.dataset.wob_ref || null];
+"""
+# Which of the refs arguments[0] names are disabled fields (the page turns them on again later).
+_DISABLED_JS = """
+return arguments[0].filter(function (ref) {
+  var el = core.previousDOMInfo[ref];
+  return !!(el && el.matches && el.matches(':disabled'));
+});
 """
 _VALUE_JS = "return document.activeElement ? document.activeElement.value : null;"
 _READ_ONLY_JS = "return !!(document.activeElement && document.activeElement.readOnly);"
@@ -362,6 +381,7 @@ class Executor:
         return self._perform("hover", [tag, text], lambda: self._hover(tag, text))
 
     def drag(self, tag: str, text: str, to_tag: str, to_text: str) -> list[dom.Element]:
+        _refuse_point_start("drag", tag, text, to_tag, to_text)
         tag, text = _text_arg("drag", "tag", tag), _text_arg("drag", "text", text)
         if _is_number(to_tag) and _is_number(to_text):
             raise ActionError(_meant("drag", (tag, text, to_tag, to_text)))
@@ -370,6 +390,7 @@ class Executor:
                              lambda: self._drag("drag", tag, text, (to_tag, to_text)))
 
     def drag_to(self, tag: str, text: str, x: float, y: float) -> list[dom.Element]:
+        _refuse_point_start("drag_to", tag, text, x, y)
         tag, text = _text_arg("drag_to", "tag", tag), _text_arg("drag_to", "text", text)
         if isinstance(x, str) and isinstance(y, str):
             point_texts = (_text_arg("drag_to", "x", x), _text_arg("drag_to", "y", y))
@@ -444,7 +465,7 @@ class Executor:
         try:
             return find_target(elements, tag, text)
         except NoMatch as exc:
-            hidden = self._hidden_hint(elements, text)
+            hidden = self._hidden_hint(elements, text, tag)
             raise ActionError(f"no {tag!r} element with text {text!r} in view; {hidden}" if hidden
                               else str(exc)) from None
 
@@ -544,7 +565,7 @@ class Executor:
             self.clicked.add(target["ref"] if target["ref"] > 0 else parent)
         return f"{target['tag']} {target['deep_text'][:40]!r}".strip()
 
-    def _hidden_hint(self, elements: list[dom.Element], text: str) -> str | None:
+    def _hidden_hint(self, elements: list[dom.Element], text: str, tag: str = "") -> str | None:
         """Where a text the page holds out of view is, and the click that shows it.
 
         Tabs and accordions keep their closed panels' content out of the observation, so a
@@ -553,12 +574,19 @@ class Executor:
         click-tab-2 and click-collapsible-2). The panel's own control says where it is.
         A menu's submenu opens under the pointer, and a click on its item chooses that item
         (click-menu ends the episode as failed), so for a submenu the hint is a hover.
+        An element named in the summary's notation is looked for too: click-menu-2 names its
+        item by the classes of the icon it shows, and the 1.5B's ``click('div', 'ui-icon
+        ui-icon-stop')`` for an item of the closed Playback submenu was told only of the
+        visible items, at every trial.
         """
         wanted = dom.collapse(text)
-        found = self.env.script(_HIDDEN_JS, wanted) if wanted else None
+        description = described(wanted, tag) if wanted else None
+        names, classes = (list(description.names), list(description.classes)) if description else ([], [])
+        found = self.env.script(_HIDDEN_JS, wanted, names, classes) if wanted else None
         if not found:
             return None
-        hidden_tag, hidden_text, ref, menu = found
+        hidden_tag, hidden_text, ref, menu, hidden_classes = found
+        hidden_text = hidden_text or "".join("." + part for part in str(hidden_classes).split())
         control = next((e for e in elements if e["ref"] == ref), None)
         call = naming_call(elements, control, "hover" if menu else "click") if control is not None else None
         if call is None:
@@ -595,9 +623,19 @@ class Executor:
 
         "Click the input first" alone named no input: on email-inbox-reply the 1.5B typed the
         reply right after clicking Reply, and again after the error, never clicking the
-        reply's textarea it had not looked for.
+        reply's textarea it had not looked for. A field the page has disabled is not named:
+        login-user-popup disables its fields while a popup the first click opened waits for an
+        answer, and the 1.5B, told to click the username field, clicked it again and met "it is
+        disabled" (seeds 1 and 2 of the suite run, every trial); that none can take text is said.
         """
-        calls = [call for e in self.elements if e["tag"] in dom.TYPABLE and (call := naming_call(self.elements, e))]
+        fields = [e for e in self.elements if e["tag"] in dom.TYPABLE]
+        disabled = set(self.env.script(_DISABLED_JS, [e["ref"] for e in fields])) if fields else set()
+        calls = [call for e in fields if e["ref"] not in disabled and (call := naming_call(self.elements, e))]
+        if not calls and disabled:
+            shut = [f"{e['tag']} {(e['id'] or e['deep_text'])[:40]!r}" for e in fields if e["ref"] in disabled]
+            more = f" and {len(shut) - 3} more" if len(shut) > 3 else ""
+            return (f"the page has disabled its fields ({', '.join(shut[:3])}{more}): it enables them only once "
+                    "something else is done")
         if not calls:
             return "the page shows no field to type into"
         more = f" and {len(calls) - 3} more" if len(calls) > 3 else ""
@@ -871,6 +909,22 @@ def _meant(called: str, args: tuple[Any, ...]) -> str:
     """The error for ``called`` given the other kind of target: it names the call that takes it."""
     other, why = _MEANT[called]
     return f"{why}, write {other}{args!r}"
+
+
+def _refuse_point_start(called: str, x: Any, y: Any, *to: Any) -> None:
+    """Refuse ``drag`` or ``drag_to`` given a point where its element goes, naming the call for it.
+
+    Both press on an element; given numbers there (form-sequence: ``drag_to(23, 71, 13, 71)``
+    for a slider's handle at (23, 71)), they looked for an element of tag 23 and said "no '23'
+    element with text '71'". A press at a point and a release at another is ``draw``.
+    """
+    if not (_is_number(x) and _is_number(y)):
+        return
+    if len(to) == 2 and all(map(_is_number, to)):
+        raise ActionError(f"{called}() presses on an element (tag, text), not at a point; to drag from a point "
+                          f"to a point, write draw([({x!r}, {y!r}), ({to[0]!r}, {to[1]!r})])")
+    raise ActionError(f"{called}() presses on an element (tag, text), not at a point: name the element to drag, "
+                      "as click() does")
 
 
 def _is_number(value: Any) -> bool:

@@ -19,7 +19,7 @@ import api_stubs
 from sandbox import ActionReply, Limits, RunResult, Sandbox
 from webwise import dom, examples, nearest, store
 from webwise.actions import ActionError, Executor, failure
-from webwise.arguments import folder, number, whole
+from webwise.arguments import flag, folder, number, one_of, readable_folder, whole
 from webwise.atomic import replace_file
 from webwise.environment import BrowserDied, MiniWoBEnv, Outcome, PageFault
 from webwise.episode import Call, Episode, Step, Trial, call_text
@@ -41,6 +41,20 @@ VIEWS: dict[str, View] = {
     "whole-dom": dom.whole_dom,
     "instruction-only": lambda elements, clicked, modified: [],
 }
+
+#: Most tokens one model call may be asked for: llama.cpp and the servers read the count as a
+#: 32-bit number, and a larger one failed the first call, after the browser had started.
+MAX_TOKENS = 2**31 - 1
+#: The whole-number knobs of :class:`Settings` and their bounds (least, most), which the command
+#: line's options check through :func:`check_setting` too.
+WHOLE_SETTINGS: dict[str, tuple[int, int | None]] = {
+    "max_steps": (1, None), "trials": (1, None), "max_tokens": (1, MAX_TOKENS), "repeat_asks": (0, None)}
+
+
+def check_setting(name: str, value: object) -> int:
+    """``value`` when it is a whole number within the bounds of the knob ``name``."""
+    least, most = WHOLE_SETTINGS[name]
+    return whole(name, value, least, most)
 
 
 @dataclass(frozen=True)
@@ -66,23 +80,22 @@ class Settings:
         :class:`ConfigError` before a browser starts, not a crash (or a silent empty run: a
         ``max_steps`` of 0 asks nothing) in the middle of an episode. Folders given as strings
         become paths."""
-        for name, least in (("max_steps", 1), ("trials", 1), ("max_tokens", 1), ("repeat_asks", 0)):
-            whole(name, getattr(self, name), least)
+        for name in WHOLE_SETTINGS:
+            check_setting(name, getattr(self, name))
         for name in ("temperature", "repeat_temperature"):
             number(name, getattr(self, name), 0, 2)  # the range chat endpoints accept
         if not isinstance(self.limits, Limits):
             raise ConfigError(f"limits must be a sandbox.Limits, not {type(self.limits).__name__}")
-        if not isinstance(self.guards, bool):
-            raise ConfigError(f"guards must be True or False, not {self.guards!r}")
-        for name in ("screenshot_dir", "store_dir"):
-            object.__setattr__(self, name, folder(name, getattr(self, name)))
+        flag("guards", self.guards)
+        # A screenshot folder is only looked at when a step saves to it (a failed save is the step's
+        # note); a store in a file's place can never be read, nor written by a harvest.
+        object.__setattr__(self, "screenshot_dir", folder("screenshot_dir", self.screenshot_dir))
+        object.__setattr__(self, "store_dir", readable_folder("store_dir", self.store_dir))
 
 
 def check_method(method: str, examples: str) -> None:
-    if method not in METHODS:
-        raise ConfigError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
-    if examples not in EXAMPLE_MODES:
-        raise ConfigError(f"unknown examples mode {examples!r}; choose one of {', '.join(EXAMPLE_MODES)}")
+    one_of("method", method, METHODS)
+    one_of("examples mode", examples, EXAMPLE_MODES)
 
 
 def load_examples(task: str, mode: str, store_dir: Path | None = None,

@@ -47,6 +47,20 @@ def _replace(path: Path, data: bytes) -> None:
         raise
 
 
+def existing_folder(path: Path) -> Path:
+    """The folder ``path`` is, or the nearest one above it that exists, where it could be made;
+    a one-line :class:`ConfigError` when a file stands in the way (``FILE/sub`` can never be a folder)."""
+    try:
+        existing = next((p for p in (path, *path.parents) if p.exists()), Path("."))
+        if not existing.is_dir():
+            raise ConfigError(f"{existing} is not a directory")
+    except OSError as exc:  # a name too long, a folder on the way the user may not look into
+        raise ConfigError(f"{path}: {exc.strerror or exc}") from None
+    except ValueError as exc:  # a NUL in a library caller's string, which no system call takes
+        raise ConfigError(f"{str(path)!r}: {exc}") from None
+    return existing
+
+
 def writable_directory(path: Path) -> Path:
     """``path`` if it is a directory to write into: one that exists, or one that can be made where
     the path points; else a one-line :class:`ConfigError`.
@@ -54,12 +68,7 @@ def writable_directory(path: Path) -> Path:
     Checked before anything runs: a file in the way would otherwise surface at the first write,
     after minutes of model calls.
     """
-    try:
-        existing = next((p for p in (path, *path.parents) if p.exists()), Path("."))
-        if not existing.is_dir():
-            raise ConfigError(f"{existing} is not a directory")
-    except OSError as exc:  # a name too long, a folder on the way the user may not look into
-        raise ConfigError(f"{path}: {exc.strerror or exc}") from None
+    existing = existing_folder(path)
     if not os.access(existing, os.W_OK | os.X_OK):
         raise ConfigError(f"cannot write in {existing}")
     return path

@@ -46,15 +46,17 @@ from selenium.common.exceptions import WebDriverException
 
 from webwise import grid, tables
 from webwise.agent import Settings, check_method, load_examples
+from webwise.arguments import flag, grid_url, some, whole, writable_folder
+from webwise.arguments import page_host as check_page_host  # a parameter of Pool is named page_host
 from webwise.atomic import open_own, replace_file
-from webwise.environment import BrowserDied
+from webwise.environment import BrowserDied, check_seed
 from webwise.episode import Episode
 from webwise.errors import ConfigError, Interrupted, WebwiseError
 from webwise.llm import ChatModel, ChatReply, ChatRequest, check_spec, make_llm
 from webwise.llm.base import one_line
 from webwise.pages import PageServer
 from webwise.provenance import code_of, code_version
-from webwise.tasks import html_root
+from webwise.tasks import check_task, html_root
 from webwise.untrusted import json_text
 
 RESULTS = "results.jsonl"
@@ -99,6 +101,17 @@ class BenchConfig:
     store_dir: Path | None = None
     progress: TextIO | None = None  # None: whatever sys.stderr is when the bench runs
 
+    def __post_init__(self) -> None:
+        """The arguments as ``webwise bench`` checks its options (:mod:`webwise.arguments`), so a
+        library caller's bad value is the same one-line :class:`ConfigError`, not a traceback
+        (``out`` given as a string) or a quiet run of nothing (``workers=0``, no seeds). The
+        lists' items are checked by :meth:`jobs`, once the plan's size is known to be bounded."""
+        for name in ("tasks", "seeds", "methods", "examples"):
+            object.__setattr__(self, name, some(name, getattr(self, name)))
+        object.__setattr__(self, "out", writable_folder("out", self.out))
+        whole("workers", self.workers, 1)
+        flag("resume", self.resume)
+
     @property
     def stream(self) -> TextIO:
         return self.progress or sys.stderr
@@ -113,6 +126,10 @@ class BenchConfig:
         if planned > MAX_EPISODES:
             raise ConfigError(f"{planned} episodes planned; a bench runs at most {MAX_EPISODES}: "
                               "pass fewer --seeds or tasks")
+        for task in self.tasks:
+            check_task(task)
+        for seed in self.seeds:
+            check_seed(seed)
         for task, examples in itertools.product(self.tasks, self.examples):
             load_examples(task, examples, self.store_dir)  # a task without its examples fails the plan, not the run
         check_spec(self.llm)  # as solve: the examples first, then the model
@@ -465,6 +482,10 @@ class Pool:
 
     def __init__(self, llm: str, settings: Settings, *, workers: int, remote_url: str | None, page_host: str,
                  stream: TextIO, label: str) -> None:
+        """Where the browsers and the pages will be is checked here, before a bench or a harvest
+        creates anything: the page server binds only once the workers start."""
+        whole("workers", workers, 1)
+        remote_url, page_host = grid_url("remote_url", remote_url), check_page_host("page_host", page_host)
         self.llm, self.settings, self.workers = llm, settings, workers
         self.remote_url, self.page_host, self.stream, self.label = remote_url, page_host, stream, label
         self.stop = threading.Event()
@@ -728,7 +749,7 @@ def rewrite_results(path: Path, records: list[dict[str, Any]]) -> None:
 
 def write_tables(out: Path) -> str:
     """Recompute the tables from ``out/results.jsonl`` into tables.md and tables.csv; returns the Markdown."""
-    computed = tables.compute(read_results(out / RESULTS))
+    computed = tables.compute(read_results(out / RESULTS, check=tables.record_problem))
     text = tables.markdown(computed)
     replace_text(out / "tables.md", text)
     replace_text(out / "tables.csv", tables.to_csv(computed))

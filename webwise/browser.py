@@ -14,6 +14,7 @@ thread may end long before its session does.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import shutil
@@ -150,9 +151,13 @@ def sweep_orphans() -> int:
 
 
 def driver_said(exc: WebDriverException) -> str:
-    """What the driver (or a Grid) said, its first line: the rest is a stack trace, which a
-    one-line error, a step's error or an episode record must not carry."""
-    return (exc.msg or "").strip().split("\n", 1)[0] or type(exc).__name__
+    """What the driver (or a Grid) said, on one line: the first line and the ``from ...`` lines
+    chromedriver chains the cause with (``session not created`` / ``from unknown error: no
+    chrome binary at ...``). The rest is a stack trace or the Grid's build and host info, which
+    a one-line error, a step's error or an episode record must not carry."""
+    first, *rest = (exc.msg or "").strip().split("\n")
+    said = " ".join([first, *itertools.takewhile(lambda line: line.startswith("from "), rest)]).strip()
+    return said or type(exc).__name__
 
 
 def launch(remote_url: str | None = None) -> Browser:
@@ -174,7 +179,7 @@ def launch(remote_url: str | None = None) -> Browser:
         driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=chrome_options(profile))
     except WebDriverException as exc:
         shutil.rmtree(profile, ignore_errors=True)
-        raise ConfigError(f"cannot start Chromium: {exc.msg}") from None
+        raise ConfigError(f"cannot start Chromium: {driver_said(exc)}") from None
     process = getattr(driver.service, "process", None)
     if process is not None:
         Path(profile, DRIVER_PID).write_text(str(process.pid))

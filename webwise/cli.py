@@ -9,14 +9,15 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import threading
 from pathlib import Path
-from typing import Callable, NoReturn, Sequence
+from typing import Callable, NoReturn, Sequence, TypeVar
 
-from webwise.agent import EXAMPLE_MODES, Settings, check_method, load_examples
-from webwise.atomic import writable_directory
-from webwise.environment import MAX_SEED, BrowserDied, PageFault
+from webwise.agent import EXAMPLE_MODES, Settings, check_method, check_setting, load_examples
+from webwise.arguments import as_path, grid_url, one_of, page_host, readable_folder, some, whole, writable_folder
+from webwise.environment import MAX_SEED, BrowserDied, PageFault, check_seed
 from webwise.episode import Episode
 from webwise.errors import ConfigError, WebwiseError
 from webwise.harvest import CHECK_SEEDS, HARVEST_EXAMPLES, HARVEST_SEED_START, MAX_CHECK_SEEDS
@@ -29,85 +30,79 @@ from webwise.untrusted import shown
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         """One line, exit 2: argparse's default prints the whole usage first."""
-        self.exit(2, f"webwise: error: {message}\n")
+        self.exit(2, f"webwise: error: {error_line(message)}\n")
 
 
-def whole_number(text: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+def error_line(message: str) -> str:
+    """``message`` as one line for the terminal: :func:`shown`'s escapes, and a line break that a
+    path or a value the user typed brought in written as ``\\n``, not as a second line."""
+    return shown(message).replace("\n", "\\n")
 
 
-def non_negative_int(text: str) -> int:
-    value = whole_number(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {value}")
-    return value
+T = TypeVar("T")
 
 
-def positive_int(text: str) -> int:
-    value = whole_number(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
-    return value
+def option(check: Callable[[str], T]) -> Callable[[str], T]:
+    """An argparse type made of the check the library makes of the same argument: the option is
+    refused in the library's words, after argparse's ``argument --option: ``, while the command
+    line is parsed, before anything is created or started."""
+    def parse(text: str) -> T:
+        try:
+            return check(text)
+        except ConfigError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    return parse
 
 
-def seed(text: str) -> int:
-    """A page seed: JavaScript numbers are exact only up to 2**53 - 1, and seeds above it gave duplicate pages."""
-    value = non_negative_int(text)
-    if value > MAX_SEED:
-        raise argparse.ArgumentTypeError(f"expected a seed <= {MAX_SEED}, got {value}")
-    return value
+def typed(text: str) -> int | str:
+    """A whole number as typed: ASCII digits, with a sign, are its number; anything else stays
+    text, which the check then refuses. ``int()`` alone reads ``1_0`` as 10, ``１`` and ``١٢`` as
+    digits and `` 3 `` as 3: a typo would run another seed than the one typed."""
+    return int(text) if re.fullmatch(r"[+-]?[0-9]{1,4000}", text) else text
 
 
-def check_seeds(text: str) -> int:
-    """``--check-seeds``: the check looks through four seeds for each it needs, resetting the page
-    for each, so a huge count would hang building them rather than check anything."""
-    value = positive_int(text)
-    if value > MAX_CHECK_SEEDS:
-        raise argparse.ArgumentTypeError(f"expected at most {MAX_CHECK_SEEDS} seeds, got {value}")
-    return value
+def setting(name: str) -> Callable[[str], int]:
+    """A whole-number knob of :class:`Settings` (``max_steps``), bounded as the library bounds it."""
+    return option(lambda text: check_setting(name, typed(text)))
 
 
-def given_path(text: str) -> Path:
-    """A path typed on the command line: an empty one is refused, as ``Path("")`` would quietly
+def count(name: str) -> Callable[[str], int]:
+    """A count of at least 1 that the library takes as the argument ``name`` (``workers``)."""
+    return option(lambda text: whole(name, typed(text), 1))
+
+
+#: A page seed, a whole number from 0 to 2**53 - 1 (:func:`webwise.environment.check_seed`).
+seed = option(lambda text: check_seed(typed(text)))
+
+
+def path(name: str) -> Callable[[str], Path]:
+    """A path the library takes as ``name``: an empty one is refused, as ``Path("")`` would quietly
     be the current directory (a ``--out "$UNSET"`` writing a bench into the checkout)."""
-    if not text:
-        raise argparse.ArgumentTypeError("expected a path, got an empty one")
-    return Path(text)
+    return option(lambda text: as_path(name, text))
 
 
-def grid_url(text: str) -> str:
-    """``--remote``: an empty URL is refused, as it would quietly run the browsers here."""
-    if not text.strip():
-        raise argparse.ArgumentTypeError("expected the Grid's URL, got an empty one")
-    return text
+def directory(name: str) -> Callable[[str], Path]:
+    """A directory to write into (:func:`webwise.arguments.writable_folder`)."""
+    return option(lambda text: writable_folder(name, text))
+
+
+#: The Selenium Grid's URL (``--remote``); an empty one is refused, not read as no Grid.
+remote = option(lambda text: grid_url("remote_url", text))
+#: Where the task pages are served (``--page-host``): bound for a moment as the line is read.
+host = option(lambda text: page_host("page_host", text))
+#: A store to read from: its directory, which may be read-only (a store handed over, or shipped
+#: with an installed copy). Whether it exists and can be read is the store's check, when an example
+#: is first asked for; a file in its place is refused here, as for the stores written to.
+readable_store = option(lambda text: readable_folder("store_dir", text))
+
+
+def choice(name: str, choices: Sequence[str]) -> Callable[[str], str]:
+    """One of ``choices``, refused as the library refuses an unknown ``name`` (``method``)."""
+    return option(lambda text: one_of(name, text, choices))
 
 
 LLM_HELP = f"{SPECS} (default local)"
 TASKS_HELP = "paper48, all, expressible (tasks a reference program solves) or a comma-separated list"
-
-
-def directory(text: str) -> Path:
-    """A directory to write into (see :func:`webwise.atomic.writable_directory`)."""
-    try:
-        return writable_directory(given_path(text))
-    except ConfigError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
-def readable_store(text: str) -> Path:
-    """A store to read from: its directory, which may be read-only (a store handed over, or
-    shipped with an installed copy). Whether it exists and can be read is the store's check, when
-    an example is first asked for; a file in its place is refused here, as for the stores written to."""
-    path = given_path(text)
-    try:
-        if path.exists() and not path.is_dir():
-            raise argparse.ArgumentTypeError(f"{path} is not a directory")
-    except OSError as exc:  # a name too long, a folder on the way the user may not look into
-        raise argparse.ArgumentTypeError(f"{path}: {exc.strerror or exc}") from None
-    return path
 
 
 def add_guards(parser: argparse.ArgumentParser) -> None:
@@ -119,20 +114,20 @@ def add_guards(parser: argparse.ArgumentParser) -> None:
 
 def add_budget(parser: argparse.ArgumentParser) -> None:
     """What one episode may spend: programs per trial, and tokens per model call."""
-    parser.add_argument("--max-steps", type=positive_int, default=5, help="programs per trial (webwise method)")
-    parser.add_argument("--max-tokens", type=positive_int, default=Settings.max_tokens,
+    parser.add_argument("--max-steps", type=setting("max_steps"), default=5, help="programs per trial (webwise method)")
+    parser.add_argument("--max-tokens", type=setting("max_tokens"), default=Settings.max_tokens,
                         help=f"tokens a model call may generate (default {Settings.max_tokens}); a reasoning "
                              "model thinks within them too, so give it thousands")
 
 
 def add_browsers(parser: argparse.ArgumentParser) -> None:
     """Where a many-episode command's browsers run: ``bench`` and ``harvest`` share these."""
-    parser.add_argument("--workers", type=positive_int, default=1,
+    parser.add_argument("--workers", type=count("workers"), default=1,
                         help="parallel browsers (default 1); with local they share one model, which "
                              "answers their calls in turn")
-    parser.add_argument("--remote", type=grid_url, default=None, metavar="URL",
+    parser.add_argument("--remote", type=remote, default=None, metavar="URL",
                         help="run the browsers on the Selenium Grid at URL")
-    parser.add_argument("--page-host", default="127.0.0.1",
+    parser.add_argument("--page-host", type=host, default="127.0.0.1",
                         help="address to serve task pages on; must be reachable from the Grid's nodes "
                              "(default 127.0.0.1)")
 
@@ -147,15 +142,15 @@ def add_store(commands: argparse._SubParsersAction) -> None:
     listing.add_argument("--task", default=None, help="only this task's examples")
     show = actions.add_parser("show", help="examples of a task exactly as the prompt shows them")
     show.add_argument("task", help="the task")
-    show.add_argument("number", type=positive_int, nargs="?", default=None,
+    show.add_argument("number", type=count("the example's number"), nargs="?", default=None,
                       help="which example, from 1 as listed (default: all of the task's)")
     remove = actions.add_parser("remove", help="remove one example (under the store's lock)")
     remove.add_argument("task", help="the task")
-    remove.add_argument("number", type=positive_int, help="which example, from 1 as listed")
+    remove.add_argument("number", type=count("the example's number"), help="which example, from 1 as listed")
     for action in (listing, show):
         action.add_argument("--store", type=readable_store, default=None,
                             help="the store to read (default incontext/auto)")
-    remove.add_argument("--store", type=directory, default=None,
+    remove.add_argument("--store", type=directory("store_dir"), default=None,
                         help="the store to change (default: the checkout's incontext/auto; needed when installed)")
 
 
@@ -166,17 +161,20 @@ def build_parser() -> argparse.ArgumentParser:
     solve = commands.add_parser("solve", help="run one task end to end in headless Chromium")
     solve.add_argument("--task", required=True, help="MiniWoB++ task name (see `webwise tasks`)")
     solve.add_argument("--seed", type=seed, default=0, help="episode seed (default 0)")
-    solve.add_argument("--method", default="webwise", choices=METHODS, help="agent method (default webwise)")
-    solve.add_argument("--examples", default="manual", choices=EXAMPLE_MODES,
+    solve.add_argument("--method", default="webwise", type=choice("method", METHODS), choices=METHODS,
+                       help="agent method (default webwise)")
+    solve.add_argument("--examples", default="manual", type=choice("examples mode", EXAMPLE_MODES),
+                       choices=EXAMPLE_MODES,
                        help="in-context examples: manual (k=1), auto (harvested), "
                             "auto-near (harvested, else the nearest of another task), none (k=0)")
     solve.add_argument("--llm", default="local", help=LLM_HELP)
     add_budget(solve)
-    solve.add_argument("--trials", type=positive_int, default=1,
+    solve.add_argument("--trials", type=setting("trials"), default=1,
                        help="attempts from a fresh reset of the same seed, with reflection between them (default 1)")
     solve.add_argument("--store", type=readable_store, default=None,
                        help="harvested-example store to read (default incontext/auto)")
-    solve.add_argument("--screenshots", type=directory, default=None, help="save a PNG after each step here")
+    solve.add_argument("--screenshots", type=directory("screenshot_dir"), default=None,
+                       help="save a PNG after each step here")
     add_guards(solve)
     solve.add_argument("--json", action="store_true", help="print the episode record as one JSON object")
 
@@ -187,19 +185,21 @@ def build_parser() -> argparse.ArgumentParser:
                     "finished episode: the same command again runs only the ones missing.")
     harvest.add_argument("--tasks", default=None,
                          help=TASKS_HELP + "; with --from-results, default every task of the file")
-    harvest.add_argument("--seeds", type=positive_int, default=10, help="episodes (seeds) per task (default 10)")
+    harvest.add_argument("--seeds", type=count("seeds"), default=10, help="episodes (seeds) per task (default 10)")
     harvest.add_argument("--seed-start", type=seed, default=HARVEST_SEED_START,
                          help=f"first seed, below 100000 (default {HARVEST_SEED_START}: apart from evaluation seeds)")
-    harvest.add_argument("--trials", type=positive_int, default=1,
+    harvest.add_argument("--trials", type=setting("trials"), default=1,
                          help="attempts per episode with reflection between them (default 1)")
-    harvest.add_argument("--check-seeds", type=check_seeds, default=CHECK_SEEDS,
+    harvest.add_argument("--check-seeds", type=count("check_seeds"), default=CHECK_SEEDS,
                          help="fresh seeds (100000 and up, each asking something new) a candidate must solve "
                               f"replayed without the model (default {CHECK_SEEDS}, at most {MAX_CHECK_SEEDS})")
     harvest.add_argument("--llm", default="local", help=LLM_HELP)
-    harvest.add_argument("--store", type=directory, default=None, help="example store to write (default: the checkout's incontext/auto; needed when installed)")
-    harvest.add_argument("--method", default="webwise", choices=METHODS,
+    harvest.add_argument("--store", type=directory("store_dir"), default=None,
+                         help="example store to write (default: the checkout's incontext/auto; needed when installed)")
+    harvest.add_argument("--method", default="webwise", type=choice("method", METHODS), choices=METHODS,
                          help="method of the episodes (default webwise)")
-    harvest.add_argument("--examples", default="none", choices=HARVEST_EXAMPLES,
+    harvest.add_argument("--examples", default="none", type=choice("examples mode", EXAMPLE_MODES),
+                         metavar="{" + ",".join(HARVEST_EXAMPLES) + "}",
                          help="none (zero-shot, default) or auto-near: while a task has no example of its own, "
                               "show the store's nearest example of another task")
     add_budget(harvest)
@@ -207,7 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
     harvest.add_argument("--recheck", action="store_true",
                          help="run no episodes: check the journal's refused candidates of --tasks again with the "
                               "current rewrites, without the model, and keep those that pass")
-    harvest.add_argument("--from-results", type=given_path, default=None, metavar="RESULTS",
+    harvest.add_argument("--from-results", type=path("results"), default=None, metavar="RESULTS",
                          help="run no episodes: learn from a bench run's zero-shot episodes (its results.jsonl or "
                               "output folder), each solved one's programs checked and kept as a harvest's, "
                               "without the model")
@@ -223,21 +223,22 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--tasks", required=True,
                        help=TASKS_HELP + "; stored: the tasks --store holds examples of (a run with --examples auto "
                                          "after a harvest)")
-    bench.add_argument("--seeds", type=positive_int, default=1, help="seeds per task (default 1)")
+    bench.add_argument("--seeds", type=count("seeds"), default=1, help="seeds per task (default 1)")
     bench.add_argument("--seed-start", type=seed, default=0, help="first seed (default 0)")
-    bench.add_argument("--methods", type=choice_list(METHODS), default=["webwise"],
+    bench.add_argument("--methods", type=choice_list("methods", "method", METHODS), default=["webwise"],
                        help=f"comma-separated, of {', '.join(METHODS)} (default webwise)")
-    bench.add_argument("--examples", type=choice_list(EXAMPLE_MODES), default=["manual"],
+    bench.add_argument("--examples", type=choice_list("examples", "examples mode", EXAMPLE_MODES),
+                       default=["manual"],
                        help=f"comma-separated, of {', '.join(EXAMPLE_MODES)} (default manual)")
     bench.add_argument("--llm", default="local", help=LLM_HELP)
     add_browsers(bench)
-    bench.add_argument("--out", type=directory, required=True, help="output directory")
+    bench.add_argument("--out", type=directory("out"), required=True, help="output directory")
     bench.add_argument("--resume", action="store_true", help="run only the episodes missing from OUT/results.jsonl")
     bench.add_argument("--store", type=readable_store, default=None,
                        help="harvested-example store the auto modes read (default incontext/auto); keep one "
                             "--out per store, since an episode's key does not name it")
     add_budget(bench)
-    bench.add_argument("--trials", type=positive_int, default=1,
+    bench.add_argument("--trials", type=setting("trials"), default=1,
                        help="attempts per episode with reflection between them; tables show success at trial 1 too")
     add_guards(bench)
 
@@ -245,7 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
                                  description="A self-contained HTML report of a bench directory: the tables and "
                                              "every episode step by step with prompt, program, error and screenshot. "
                                              "Also rewrites DIR/tables.md and DIR/tables.csv from DIR/results.jsonl.")
-    report.add_argument("dir", type=given_path, help="a `webwise bench --out` directory")
+    report.add_argument("dir", type=path("dir"), help="a `webwise bench --out` directory")
 
     tasks = commands.add_parser("tasks", help="list the MiniWoB++ tasks: group and the actions each needs",
                                 description="One line per task: name, group (the paper's rule: how many API "
@@ -263,10 +264,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # a stdout that cannot take the output fails here, where it is handled, not at exit
         return status
     except ConfigError as exc:
-        print(f"webwise: error: {shown(str(exc))}", file=sys.stderr)
+        print(f"webwise: error: {error_line(str(exc))}", file=sys.stderr)
         return 2
     except WebwiseError as exc:
-        print(f"webwise: {shown(str(exc))}", file=sys.stderr)
+        print(f"webwise: {error_line(str(exc))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("webwise: interrupted", file=sys.stderr)
@@ -275,7 +276,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except OSError as exc:  # the last line of defence: a path the checks up front could not foresee
-        print(f"webwise: error: {shown(os_error(exc))}", file=sys.stderr)
+        print(f"webwise: error: {error_line(os_error(exc))}", file=sys.stderr)
         return 2
 
 
@@ -321,6 +322,23 @@ def _stdout_refuses() -> bool:
     return False
 
 
+#: The options of a harvest's episodes, which a harvest that runs none (``--from-results``,
+#: ``--recheck``) has no use for: the candidates it checks were made already.
+EPISODE_OPTIONS = ("seeds", "seed_start", "trials", "llm", "method", "examples", "max_steps", "max_tokens")
+
+
+def _refuse_unused(args: argparse.Namespace, names: Sequence[str], run: str) -> None:
+    """A one-line :class:`ConfigError` when an option of ``names`` (argparse dests) was given a value
+    other than its default: ``run`` would ignore it, and the user would believe it took effect
+    (``harvest --from-results R --llm local:1.5b`` learns nothing from the 1.5B)."""
+    defaults = vars(build_parser().parse_args([args.command]))
+    given = [f"--{name.replace('_', '-')}" for name in names if getattr(args, name) != defaults[name]]
+    if given:
+        one = len(given) == 1
+        raise ConfigError(f"{' and '.join(given)} {'has' if one else 'have'} no effect with {run}, which runs no "
+                          f"episodes: leave {'it' if one else 'them'} out")
+
+
 def _harvest(args: argparse.Namespace) -> int:
     from webwise.harvest import Harvest, HarvestConfig, Import, Recheck
 
@@ -328,6 +346,8 @@ def _harvest(args: argparse.Namespace) -> int:
         raise ConfigError("--from-results and --recheck are two different runs: give one of them")
     if args.tasks is None and args.from_results is None:
         raise ConfigError("harvest needs --tasks (or --from-results, which takes the file's tasks)")
+    if args.from_results is not None or args.recheck:
+        _refuse_unused(args, EPISODE_OPTIONS, "--recheck" if args.recheck else "--from-results")
     tasks = parse_task_list(args.tasks) if args.tasks is not None else []  # an import's default: the file's
     config = HarvestConfig(tasks=tasks, seeds=_seeds(args), llm=args.llm, store_dir=args.store,
                            method=args.method, examples=args.examples, trials=args.trials,
@@ -374,15 +394,13 @@ def _store(args: argparse.Namespace) -> int:
     return 0
 
 
-def choice_list(choices: Sequence[str]) -> Callable[[str], list[str]]:
-    """An argparse type for a comma-separated list drawn from ``choices``."""
+def choice_list(name: str, kind: str, choices: Sequence[str]) -> Callable[[str], list[str]]:
+    """An argparse type for a comma-separated list ``name`` drawn from ``choices``, each item
+    refused as the library refuses an unknown ``kind`` (``method``), each kept once."""
     def parse(text: str) -> list[str]:
-        items = [item.strip() for item in text.split(",") if item.strip()]
-        unknown = [item for item in items if item not in choices]
-        if unknown or not items:
-            raise argparse.ArgumentTypeError(f"expected a comma-separated list of {', '.join(choices)}, got {text!r}")
-        return list(dict.fromkeys(items))
-    return parse
+        items = some(name, [item.strip() for item in text.split(",") if item.strip()])
+        return list(dict.fromkeys(one_of(kind, item, choices) for item in items))
+    return option(parse)
 
 
 def _bench(args: argparse.Namespace) -> int:

@@ -12,6 +12,11 @@ regular expression reads from ``task`` by the words around it::
     from_task = re.search(r'Select (.+?) and', task).group(1)
     click('label', from_task)
 
+A text the instruction quotes is the copy of that quoted text, even where its word stands
+earlier ('An' of 'Enter an item that starts with "An".'), and is read up to its closing quote
+(``r'with "(.+?)"'``), whatever follows it on another seed: one task may quote one text or two.
+A text with no word in it ("♥♥♥") is taken only as the whole of a quoted text.
+
 Statements alike but for taking the items of one list of the instruction in turn become a
 loop over that list, which may be longer or shorter on another seed, acting on the items the
 page shows (another seed's list may be "nothing", which is no item to click)::
@@ -104,6 +109,8 @@ _WORDS = re.compile(r"\w+")
 #: long instruction (one from a results file) the pattern takes quadratic time.
 _NEAR = 200
 _AFTER = re.compile(r"\W*\w+")
+#: The quotes an instruction may put around a text, each opening one with the one closing it.
+_QUOTES = {'"': '"', "'": "'", "\u201c": "\u201d", "\u2018": "\u2019", "\u00ab": "\u00bb", "\u201e": "\u201c"}
 _SPECIAL = re.compile(r"[.^$*+?{}\[\]\\|()]")
 _DIGITS = re.compile(r"\d+")
 _USES_RE = re.compile(r"\bre\.")
@@ -244,11 +251,15 @@ def _panel_class(tag: str, text: str, page: Sequence[Element]) -> str | None:
 
 
 def _from_instruction(tree: ast.AST, instruction: str, not_in: str | None = None) -> list[ast.Constant]:
-    """The plain string literals that stand in ``instruction`` as whole words (and, when
-    ``not_in`` is given, not in that other instruction: the ones that vary)."""
+    """The plain string literals that stand in ``instruction`` as whole words, or as a whole
+    quoted text when they hold no word ('♥♥♥' of 'Click on the "♥♥♥" button.') (and, when
+    ``not_in`` is given, not in that other instruction, or not quoted there when quoted here:
+    the ones that vary; 'An' of '... starts with "An".' is no answer of '... starts with "Un".'
+    for standing in its "Enter an item")."""
     return [node for node in _plain_strings(tree)
-            if _WORD.search(node.value) and _place(node.value, instruction) is not None
+            if _place(node.value, instruction) is not None
             and (not_in is None or _place(node.value, not_in) is None
+                 or _quoted(node.value, instruction) is not None and _quoted(node.value, not_in) is None
                  or _case(node.value, instruction) is not None and _named_case(instruction) != _named_case(not_in))]
 
 
@@ -532,13 +543,20 @@ def pattern(value: str, instruction: str) -> str:
     One word before is enough unless it also stands earlier: "the (.+?) icon" read "email by
     Audie and click the trash" from "Find the email by Audie and click the trash icon", since a
     search starts at the first "the". The anchor takes words before until the pattern reads
-    ``value`` back from its own instruction."""
+    ``value`` back from its own instruction.
+
+    A quoted value ends at its closing quote, whatever follows it: anchored on the instruction's
+    end instead, 'with "(.+?)"\\.$' read 'Swed" and ends with "eden' from another seed's
+    'Enter an item that starts with "Swed" and ends with "eden".' (the same task asks with one
+    quoted text or two), and the page took that as an item starting with "Swed" and ending
+    with "eden"."""
     start = _place(value, instruction)
     if start is None:
         raise ValueError(f"{value!r} is not a whole text of {instruction!r}")
     before, after = instruction[:start], instruction[start + len(value):]
     right = _AFTER.match(after)
-    tail = _escape(right.group(0)) if right else _escape(after) + "$"
+    closing = _closing_quote(value, instruction, start)
+    tail = _escape(closing) if closing else _escape(right.group(0)) if right else _escape(after) + "$"
     near = before[-_NEAR:]
     for word in reversed(list(_WORDS.finditer(near))):
         read = f"{_escape(near[word.start():])}(.+?){tail}"
@@ -550,9 +568,33 @@ def pattern(value: str, instruction: str) -> str:
 
 def _place(value: str, instruction: str) -> int | None:
     """Where ``value`` first stands in ``instruction`` as whole words (``'5'`` is not in "Tab #15"),
-    in any case: click matches texts so, and models re-case what they copy ("Tempus" for "tempus")."""
+    in any case: click matches texts so, and models re-case what they copy ("Tempus" for "tempus").
+    A quoted text comes first: a model copies the quoted answer, and its words may stand in the
+    instruction before it ('An' of 'Enter an item that starts with "An".' is not the second
+    word). A value with no word in it ('♥♥♥') has no word edges to tell a whole text by: it must
+    be a whole quoted text ('♥' is not in '"♥♥♥"')."""
+    quoted = _quoted(value, instruction)
+    if quoted is not None or not _WORD.search(value):
+        return quoted
     found = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", instruction, re.IGNORECASE)
     return found.start() if found else None
+
+
+def _quoted(value: str, instruction: str) -> int | None:
+    """Where ``value`` first stands in ``instruction`` as the whole of a quoted text, in any case."""
+    if not value.strip():
+        return None
+    found = re.search("|".join(re.escape(opening) + re.escape(value) + re.escape(closing)
+                               for opening, closing in _QUOTES.items()), instruction, re.IGNORECASE)
+    return found.start() + 1 if found else None
+
+
+def _closing_quote(value: str, instruction: str, start: int) -> str | None:
+    """The quote that closes ``value`` standing at ``start`` of ``instruction`` right after the quote
+    that opens it, when ``value`` does not hold it; else None."""
+    closing = _QUOTES.get(instruction[start - 1:start]) if start > 0 else None
+    end = start + len(value)
+    return closing if closing and instruction[end:end + len(closing)] == closing and closing not in value else None
 
 
 def _escape(text: str) -> str:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 import sys
 import time
 from dataclasses import dataclass, field, replace
@@ -38,7 +39,7 @@ from typing import Any, Callable, Sequence, TextIO
 
 from webwise import store
 from webwise.agent import Agent, Settings, check_method, load_examples
-from webwise.arguments import as_path, whole
+from webwise.arguments import as_path, some, whole
 from webwise.bench import EXIT_FAULTS, RESULTS, Job, Key, Pool, read_results, record_key
 from webwise.environment import check_seed
 from webwise.episode import Episode
@@ -69,6 +70,33 @@ HARVEST_EXAMPLES: tuple[str, ...] = ("none", "auto-near")
 
 #: How many seeds, per seed it needs, the check looks through for instructions not yet asked.
 CHECK_POOL = 4
+#: A token of an instruction: a word, or one character of punctuation.
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+#: What a word of an instruction's form becomes when it is one instruction's own (a value).
+_VALUE = "\0"
+_WORDLIKE = re.compile(r"\w")
+
+
+def instruction_forms(instructions: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """The form of each of ``instructions`` (of one task): its words and punctuation in order, each
+    word that no other of them has (in any case) standing for a value. Words two instructions
+    share are the template's, or a value from a short list: the form tells an email to delete
+    from one to star, "upper" case from "lower", "left" from "up", while the names and texts
+    that vary from seed to seed are all one value."""
+    tokens = {instruction: [token.lower() for token in _TOKEN.findall(instruction)] for instruction in instructions}
+    shared: dict[str, int] = {}
+    for words in tokens.values():
+        for word in set(words):
+            shared[word] = shared.get(word, 0) + 1
+    return {instruction: tuple(word if shared[word] > 1 or not _WORDLIKE.match(word) else _VALUE for word in words)
+            for instruction, words in tokens.items()}
+
+
+def instruction_shape(instruction: str) -> tuple[str, ...]:
+    """The instruction's punctuation and number of words, in order, every word one value: "Select
+    Tana" from "Select Rebeka>Pia", a list of two from a list of three, a link "Dui" from a link
+    "Pharetra,.", one quoted text from two."""
+    return tuple(_VALUE if _WORDLIKE.match(token) else token for token in _TOKEN.findall(instruction))
 
 
 def distinct_seeds(asks: Callable[[int], str], own: str, count: int) -> list[int]:
@@ -76,18 +104,30 @@ def distinct_seeds(asks: Callable[[int], str], own: str, count: int) -> list[int
     neither the episode the candidate came from (``own``) nor an earlier check seed asked
     (``asks`` gives a seed's instruction). Three seeds that ask the same are one check, and
     one asking the episode's own question is none for a copied answer: click-checkboxes-transfer's
-    first three all say "Select nothing". Looks through ``CHECK_POOL * count`` seeds; where they
-    ask too few new things (click-test-2 always asks "Click button ONE."), the earliest others
-    make up the count. The same candidate gets the same seeds in every run."""
+    first three all say "Select nothing".
+
+    A task may ask in several forms, and three seeds of the candidate's own form pass a program
+    that fails every other: the first three seeds of click-menu ask for a top-level item, which
+    a program clicking the whole "Select Rebeka>Pia" fails; email-inbox-noscroll asks to delete,
+    star, reply or forward. So the seeds come in three rounds, each taking, in order, a seed that
+    asks in a way no seed taken (nor ``own``) did: first a new shape of instruction
+    (:func:`instruction_shape`: a nested item, a longer list, a value with punctuation or of
+    several words, a form with more words), then a new form (:func:`instruction_forms`: a
+    different template word, "upper" for "lower"), then anything new. Looks through
+    ``CHECK_POOL * count`` seeds; where they ask too few new things (click-test-2 always asks
+    "Click button ONE."), the earliest others make up the count. The same candidate gets the same
+    seeds in every run."""
     pool = [CHECK_SEED_OFFSET + number for number in range(CHECK_POOL * count)]
-    asked, picked = {own}, []
-    for seed in pool:
-        if len(picked) == count:
-            break
-        instruction = asks(seed)
-        if instruction not in asked:
-            picked.append(seed)
-            asked.add(instruction)
+    asked_by = {seed: asks(seed) for seed in pool}
+    forms = instruction_forms([own, *asked_by.values()])
+    taken: list[str] = [own]  # the instructions of the seeds picked, and the episode's own
+    picked: list[int] = []
+    kinds: tuple[Callable[[str], object], ...] = (instruction_shape, forms.__getitem__, str)
+    for kind in kinds:
+        for seed in pool:
+            if len(picked) < count and seed not in picked and kind(asked_by[seed]) not in map(kind, taken):
+                picked.append(seed)
+                taken.append(asked_by[seed])
     return sorted(picked + [seed for seed in pool if seed not in picked][:count - len(picked)])
 
 
@@ -710,14 +750,10 @@ def summarize(records: list[dict[str, Any]], keys: set[Key], tasks: Sequence[str
 
 
 def task_list(tasks: object) -> list[str]:
-    """The task names ``tasks`` holds, as a list: a bare string is refused in one line, where it
-    would be read letter by letter (``harvest("click-button")`` as tasks 'c', 'l', ...)."""
-    if isinstance(tasks, str):
-        raise ConfigError(f"tasks is a list of task names, not the string {tasks!r}: pass [{tasks!r}]")
-    try:
-        return list(tasks)  # type: ignore[call-overload]
-    except TypeError:
-        raise ConfigError(f"tasks is a list of task names, not {type(tasks).__name__}") from None
+    """The task names ``tasks`` holds, as a list of at least one (:func:`webwise.arguments.some`):
+    a bare string would be read letter by letter (``harvest("click-button")`` as tasks 'c', 'l',
+    ...), and an empty list would make the store and run nothing."""
+    return list(some("tasks", tasks))
 
 
 def harvest(tasks: list[str], *, seeds: int = 10, seed_start: int = HARVEST_SEED_START, trials: int = 1,
@@ -760,7 +796,7 @@ def import_results(results: Path | str, tasks: Sequence[str] | None = None, *, c
     model: each solved one's candidate checked and stored as a harvest's (see :class:`Import`); the
     summary per task of ``tasks``, by default every task the file holds. Raises
     :class:`Interrupted` after Ctrl-C."""
-    run = Import(HarvestConfig(tasks=task_list(() if tasks is None else tasks), seeds=(), store_dir=store_dir,
+    run = Import(HarvestConfig(tasks=[] if tasks is None else task_list(tasks), seeds=(), store_dir=store_dir,
                                check_seeds=check_seeds, guards=guards, workers=workers, progress=progress), results)
     if run.run() == 130:
         raise Interrupted("import interrupted; running it again looks at the rest")

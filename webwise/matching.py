@@ -25,6 +25,11 @@ its colour; the summary prints a swatch's colour (``div .color color=olive``) an
 1.5B wrote ``click('div', 'olive')`` on click-color at every seed and trial. For the same
 reason a copied line's ``color=`` picks among the elements it otherwise fits, and names the
 element by itself when nothing else in the line does (``circle @84,134 17x17 color=yellow``).
+
+Whatever rule found it, a match of another kind than the program named is read as the program
+meant it (:func:`_meant`): a field kind named by the text of its caption is that field
+(``click('input_text', 'Year')`` for ``th "Year"`` beside the field, which lost multi-orderings
+its right first program), and a list named by one of its options' texts is that option.
 """
 
 from __future__ import annotations
@@ -143,7 +148,7 @@ def find_target(elements: Sequence[Element], tag: str, text: str) -> Element:
         for rule in _rules(kind, text):
             matches = [element for element in elements if rule(element)]
             if matches:
-                return _innermost(matches, elements)
+                return _meant(elements, _innermost(matches, elements), kind, text)
         description = described(text, kind)
         if description is not None:
             matches = [element for element in elements if description.fits(element)]
@@ -153,8 +158,59 @@ def find_target(elements: Sequence[Element], tag: str, text: str) -> Element:
         loose = (_only_field(elements, kind.lower()) or _loosely_named(elements, kind, text)
                  or _closed_by(elements, kind, text) or _coloured(elements, kind, text))
         if loose is not None:
-            return loose
+            return _meant(elements, loose, kind, text)
     raise NoMatch(f"no {tag!r} element with text {text!r}; closest: {closest(elements, tag, text)}")
+
+
+#: Tags of the elements that caption a field beside them: texts and their containers, never a
+#: control (a button or a link is something to click, not the name of a field).
+_CAPTIONS = frozenset({"label", "th", "td", "span", "div", "p", "t", "b", "strong", "em", "i", "dt", "dd",
+                       "h1", "h2", "h3", "h4", "h5", "h6", "legend", "caption", "font"})
+
+
+def _captioned_alone(elements: Sequence[Element], caption: Element) -> Element | None:
+    """The field ``caption`` names (:func:`captioned_field`), unless the caption belongs to a
+    control of its own: the text of a label that wraps its checkbox names that checkbox, not
+    a text field further along the form."""
+    field = captioned_field(elements, caption)
+    if field is None:
+        return None
+    parents = {e["ref"]: e["parent"] for e in elements}
+    by_ref = {e["ref"]: e for e in elements}
+    node: Element | None = caption
+    while node is not None and not _is_descendant(field, node, parents):
+        if any(e["tag"].startswith("input_") or e["tag"] in ("select", "textarea", "button")
+               for e in elements if _is_descendant(e, node, parents)):
+            return None
+        node = by_ref.get(node["parent"]) if node["parent"] is not None else None
+    return field
+
+
+def _meant(elements: Sequence[Element], found: Element, tag: str, text: str) -> Element:
+    """What a click that ``found`` an element by its text means, when the program named another kind.
+
+    A field kind named by a caption's text (``click('input_text', 'Year')`` on a form whose
+    ``th "Year"`` heads the row of its field) means that field: the caption alone focuses
+    nothing, and the program said which kind of element it wants. Only a caption of a single
+    field counts (:func:`captioned_field`), and only when the rules found an element of
+    another kind. A list named with the text of one of its options (``click('select',
+    'Ronda')``, which the fourth rule finds by the list's text) means that option: clicking
+    the list itself chooses nothing.
+    """
+    kind = tag.strip().lower()
+    if kind in TYPABLE and found["tag"] in _CAPTIONS and not tag_matches(found, kind):
+        field = _captioned_alone(elements, found)
+        if field is not None:
+            return field
+    if found["tag"] == "select":
+        parents = {e["ref"]: e["parent"] for e in elements}
+        options = [e for e in elements if e["tag"] == "option" and _is_descendant(e, found, parents)]
+        wanted = collapse(text)
+        chosen = (next((o for o in options if o["deep_text"] == wanted), None)
+                  or next((o for o in options if o["deep_text"].lower() == wanted.lower()), None))
+        if chosen is not None:
+            return chosen
+    return found
 
 
 #: Punctuation, symbols and spaces at either end of a text.

@@ -201,7 +201,7 @@ _JS = r"""
 def write_report(out: Path) -> Path:
     """Write ``out/report.html`` (and refresh the tables); returns its path."""
     path = out / RESULTS
-    records = read_results(path)  # first: a file that cannot be read, a name too long, is its one line
+    records = read_results(path, check=tables.record_problem)  # first: a file that cannot be read is its one line
     if not path.is_file():
         raise ConfigError(f"{path} not found: run `webwise bench --out {out}` first")
     write_tables(out)
@@ -346,7 +346,7 @@ def _episode(number: int, record: dict[str, Any], with_llm: bool, blobs: _Blobs)
     facts = [f"{record['task']}", f"seed {record['seed']}", f"{record['method']} / {record['examples']}",
              *[record["llm"]] * with_llm, f"{record.get('steps', 0)} step(s)", f"{record.get('llm_calls', 0)} LLM call(s)",
              f"{tokens} tokens", f"{float(record.get('seconds') or 0):.1f} s"]
-    if record.get("max_trials", 1) > 1 and record.get("success") and not record.get("success_first_trial"):
+    if record.get("max_trials", 1) > 1 and record.get("success") and not tables.first_trial_success(record):
         facts.append(f"solved after trial 1 of {record['max_trials']}")
     if record.get("error") and outcome != "infra":
         facts.append("episode error")

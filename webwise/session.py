@@ -11,6 +11,7 @@ from pathlib import Path
 
 from sandbox import Sandbox
 from webwise.agent import Agent, Settings, check_method
+from webwise.arguments import grid_url
 from webwise.environment import MiniWoBEnv, check_seed
 from webwise.episode import Episode
 from webwise.errors import ConfigError, WebwiseError
@@ -34,6 +35,7 @@ class Session:
                  remote_url: str | None = None, pages: PageServer | None = None) -> None:
         if not isinstance(settings, Settings):
             raise ConfigError(f"settings must be a webwise.Settings, not {type(settings).__name__}")
+        remote_url = grid_url("remote_url", remote_url)  # "" would quietly start the browser here
         self.llm = as_model(llm)
         self.env = MiniWoBEnv(remote_url=remote_url, pages=pages)
         self.sandbox = Sandbox(settings.limits)

@@ -219,6 +219,24 @@ def paper_rate(method: str, examples: str, group: str) -> float | None:
     return None if k is None else PAPER_GPT35.get(method, {}).get(k, {}).get(group)
 
 
+def first_trial_success(record: dict[str, Any]) -> bool:
+    """Whether the episode was solved at its first trial: ``success_first_trial``, or, in a
+    record without it, its first trial's outcome, or, with one trial, its outcome."""
+    if "success_first_trial" in record:
+        return bool(record["success_first_trial"])
+    trials = record.get("trials") or []
+    return bool(trials[0].get("success") if trials else record.get("success"))
+
+
+def record_problem(record: dict[str, Any]) -> str | None:
+    """What keeps a record out of the tables, or None: a solved episode of several trials that
+    says nothing of its first one would count a later trial's success as trial 1's."""
+    if (record.get("success") and int(record.get("max_trials", 1)) > 1
+            and "success_first_trial" not in record and not record.get("trials")):
+        return f"solved in {record['max_trials']} trials, but neither success_first_trial nor trials"
+    return None
+
+
 def _rewarded(record: dict[str, Any], first_only: bool) -> bool:
     """Whether an attempt of the episode (only the first with ``first_only``) ended with a raw
     reward above 0. Records from before trials carried their reward know only the last one,
@@ -227,7 +245,7 @@ def _rewarded(record: dict[str, Any], first_only: bool) -> bool:
     if trials and all("raw_reward" in t for t in trials):
         return any(t.get("success") or t["raw_reward"] > 0 for t in (trials[:1] if first_only else trials))
     if first_only and int(record.get("max_trials", 1)) > 1:
-        return bool(record.get("success_first_trial"))
+        return first_trial_success(record)
     return bool(record.get("success")) or float(record.get("raw_reward") or 0) > 0
 
 
@@ -239,7 +257,7 @@ def _row(name: str, group: str, every: list[dict[str, Any]], paper: float | None
         return sum(float(r.get(key) or 0) for r in records) / n if n else 0.0
 
     return Row(name=name, group=group, episodes=n, successes=sum(bool(r.get("success")) for r in records),
-               first_successes=sum(bool(r.get("success_first_trial", r.get("success"))) for r in records),
+               first_successes=sum(first_trial_success(r) for r in records),
                steps=mean("steps"), llm_calls=mean("llm_calls"), prompt_tokens=mean("prompt_tokens"),
                completion_tokens=mean("completion_tokens"),
                context_overflows=sum(int(r.get("context_overflows") or 0) for r in records),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from webwise.atomic import writable_directory
 from webwise.errors import ConfigError
 from webwise.llm.base import ChatModel, ChatReply, ChatRequest, Message
 from webwise.llm.replay import ReplayModel, load_replies
@@ -13,6 +14,8 @@ __all__ = ["ChatModel", "ChatReply", "ChatRequest", "Message", "SPECS", "as_mode
 
 #: The ``--llm`` specs :func:`make_llm` understands, as help and error texts name them.
 SPECS = "local (the 0.5B), local:0.5b, local:1.5b, local:PATH.gguf, openai:MODEL or replay:FILE"
+#: The first bytes of every GGUF file.
+GGUF_MAGIC = b"GGUF"
 
 
 def make_llm(spec: str, cache_dir: Path | None = None) -> ChatModel:
@@ -24,6 +27,7 @@ def make_llm(spec: str, cache_dir: Path | None = None) -> ChatModel:
     kind, arg = _kind(spec)
     if kind == "replay":
         return ReplayModel.from_file(Path(arg))
+    cache = _cache(cache_dir)  # before the model loads: a cache that cannot be written is bad input
     if kind == "openai":
         from webwise.llm.openai_backend import OpenAIModel, policy_from_env
 
@@ -31,7 +35,6 @@ def make_llm(spec: str, cache_dir: Path | None = None) -> ChatModel:
         model: ChatModel = OpenAIModel(arg, timeout=timeout, policy=policy)
     else:
         model = _make_local(arg)
-    cache = cache_dir or (Path(os.environ["WEBWISE_LLM_CACHE"]) if os.environ.get("WEBWISE_LLM_CACHE") else None)
     if cache is None:
         return model
     from webwise.llm.cache import CachedModel
@@ -60,28 +63,40 @@ def check_spec(spec: str) -> None:
     """A one-line :class:`ConfigError` for a spec :func:`make_llm` would refuse, without building
     the model (loading the embedded one takes seconds): a command checks it before it creates
     anything, so a mistyped ``--llm`` leaves no empty output folder behind. A replay file is read
-    whole, as it is cheap to; a model file is looked for; an endpoint's URL and retry settings are
-    read from the environment."""
+    whole, as it is cheap to; a model file is looked for (a named size's stamp, a path's GGUF
+    header); the response cache's folder, an endpoint's URL and retry settings and the embedded
+    model's tuning are read from the environment."""
     from webwise import model_assets  # here, not at the top: see _make_local
 
     kind, arg = _kind(spec)
     if kind == "replay":
         load_replies(Path(arg))
-    elif kind == "openai":
+        return
+    _cache(None)
+    if kind == "openai":
         from webwise.llm.openai_backend import endpoint, policy_from_env
 
         endpoint()
         policy_from_env()
-    elif kind == "local" and (arg or model_assets.DEFAULT_LOCAL) not in model_assets.MODELS:
+        return
+    from webwise.llm.local import check_env
+
+    check_env()
+    size = arg or model_assets.DEFAULT_LOCAL
+    if size in model_assets.MODELS:
+        model_assets.require_model(size)  # a stamp read: a model not fetched yet fails here, not after OUT is made
+    else:
         _model_file(arg)
 
 
-def _kind(spec: str) -> tuple[str, str]:
+def _kind(spec: object) -> tuple[str, str]:
     """The spec's backend and its argument, each of a form :func:`make_llm` knows."""
+    if not isinstance(spec, str):
+        raise ConfigError(f"an llm spec is a string ({SPECS}), not {type(spec).__name__}")
     kind, _, arg = spec.partition(":")
     if kind == "replay" and not arg:
         raise ConfigError("--llm replay:FILE needs a file name")
-    if kind == "openai" and not arg:
+    if kind == "openai" and not arg.strip():  # " " would be sent as the model's name
         raise ConfigError("--llm openai:MODEL needs a model name, e.g. openai:gpt-4o-mini")
     if kind not in ("replay", "openai", "local"):
         raise ConfigError(f"unknown --llm spec {spec!r}: use {SPECS}")
@@ -93,8 +108,9 @@ def _make_local(arg: str) -> ChatModel:
     # Imported here, like the backends: were the package's import to load model_assets, running
     # it as `python -m webwise.model_assets` (setup, the README) would print runpy's warning.
     from webwise import model_assets
-    from webwise.llm.local import LocalModel, Tuning
+    from webwise.llm.local import LocalModel, Tuning, check_env
 
+    check_env()  # every WEBWISE_LOCAL_* setting, before a model file is looked for or loaded
     tuning = Tuning.from_env()
     size = arg or model_assets.DEFAULT_LOCAL
     if size in model_assets.MODELS:
@@ -118,4 +134,24 @@ def _model_file(arg: str) -> Path:
         raise ConfigError(f"--llm local:{arg}: {exc.strerror or exc}") from None
     if not found:
         raise ConfigError(f"--llm local:{arg}: no such model file")
+    try:  # GGUF files open with their magic: anything else fails only once llama.cpp loads it
+        with path.open("rb") as file:
+            magic = file.read(4)
+    except OSError as exc:
+        raise ConfigError(f"--llm local:{arg}: {exc.strerror or exc}") from None
+    if magic != GGUF_MAGIC:
+        raise ConfigError(f"--llm local:{arg}: not a GGUF model file")
     return path.resolve()
+
+
+def _cache(cache_dir: Path | None) -> Path | None:
+    """The response cache's folder, ``cache_dir`` or ``WEBWISE_LLM_CACHE`` (None: no cache), where
+    it exists or can be made and the user may write: a file in its place failed every model call,
+    each an episode's error, once the browser had started."""
+    cache = cache_dir or (Path(os.environ["WEBWISE_LLM_CACHE"]) if os.environ.get("WEBWISE_LLM_CACHE") else None)
+    if cache is None:
+        return None
+    try:
+        return writable_directory(cache)
+    except ConfigError as exc:
+        raise ConfigError(f"{'the cache folder' if cache_dir else 'WEBWISE_LLM_CACHE'}: {exc}") from None

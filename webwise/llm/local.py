@@ -41,7 +41,8 @@ def _env_int(name: str, default: int, minimum: int = 1) -> int:
     raw = os.environ.get(name, "")
     if not raw:
         return default
-    if not raw.isdigit() or int(raw) < minimum:
+    # ASCII digits only: str.isdigit() alone takes '²', which int() refuses with a traceback.
+    if not (raw.isascii() and raw.isdigit()) or int(raw) < minimum:
         kind = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
         raise ConfigError(f"{name} must be {kind}, not {raw!r}")
     return int(raw)
@@ -84,6 +85,15 @@ class Tuning:
             raise ConfigError("WEBWISE_LOCAL_CACHE_MIB: llama.cpp's host-RAM prompt cache stays off, because it "
                               "loaded other calls' state into a slot and replies went on with another task's text")
         return cls(slots=_env_int("WEBWISE_LOCAL_SLOTS", cls.slots), draft=draft)
+
+
+def check_env() -> None:
+    """A one-line :class:`ConfigError` for a ``WEBWISE_LOCAL_*`` setting :class:`LocalModel` would
+    refuse, read without loading the model: a command checks them with the ``--llm`` spec, before
+    it creates anything (a bench's OUT), not once the model is being loaded."""
+    Tuning.from_env()
+    _env_int("WEBWISE_LOCAL_CTX", N_CTX)
+    _env_int("WEBWISE_LOCAL_THREADS", THREADS)
 
 
 class LocalModel:

@@ -11,6 +11,7 @@ Messages name the endpoint's URL, so a typo in ``OPENAI_BASE_URL`` shows.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import time
@@ -37,7 +38,11 @@ _OVERFLOW = re.compile(
 )
 
 
-def _env_number(name: str, default: float) -> float:
+def _env_number(name: str, default: float, *, positive: bool = False, whole: bool = False) -> float:
+    """The number the variable ``name`` holds (``default`` when unset): finite, not negative, above
+    0 when ``positive`` (a zero timeout or deadline failed every call at once, as an endpoint that
+    keeps failing) and, with ``whole``, a whole number. ``nan`` passed every comparison, and ``inf``
+    or ``1.5`` retries crashed or were cut to another count."""
     raw = os.environ.get(name)
     if raw is None or raw == "":
         return default
@@ -45,21 +50,22 @@ def _env_number(name: str, default: float) -> float:
         value = float(raw)
     except ValueError:
         raise ConfigError(f"{name} must be a number, not {raw!r}") from None
-    if value < 0:
-        raise ConfigError(f"{name} must not be negative, not {raw!r}")
+    if not math.isfinite(value) or value < 0 or (positive and value == 0) or (whole and not value.is_integer()):
+        kind = "a whole number" if whole else "a number"
+        raise ConfigError(f"{name} must be {kind} {'above' if positive else '>='} 0, not {raw!r}")
     return value
 
 
 def policy_from_env() -> tuple[float, RetryPolicy]:
     """Per-attempt timeout and retry policy from WEBWISE_LLM_TIMEOUT / _RETRIES / _BACKOFF / _MAX_WAIT / _DEADLINE."""
-    timeout = _env_number("WEBWISE_LLM_TIMEOUT", DEFAULT_TIMEOUT)
+    timeout = _env_number("WEBWISE_LLM_TIMEOUT", DEFAULT_TIMEOUT, positive=True)
     default = RetryPolicy()
     return timeout, RetryPolicy(
-        retries=int(_env_number("WEBWISE_LLM_RETRIES", default.retries)),
+        retries=int(_env_number("WEBWISE_LLM_RETRIES", default.retries, whole=True)),
         backoff=_env_number("WEBWISE_LLM_BACKOFF", default.backoff),
         max_backoff=default.max_backoff,
         max_retry_after=_env_number("WEBWISE_LLM_MAX_WAIT", default.max_retry_after),
-        deadline=_env_number("WEBWISE_LLM_DEADLINE", default.deadline),
+        deadline=_env_number("WEBWISE_LLM_DEADLINE", default.deadline, positive=True),
     )
 
 
