@@ -872,3 +872,15 @@ def test_the_library_takes_folders_and_results_files_as_strings(tmp_path: Path) 
         recheck("click-button", store_dir=str(tmp_path / "store"), progress=QUIET)  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="^tasks is empty: give at least one$"):
         recheck([], store_dir=str(tmp_path / "store"), progress=QUIET)
+
+
+def test_a_recheck_of_a_store_that_is_not_there_is_bad_input(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """A mistyped --store used to print "0 refused candidates to check again" and exit 0."""
+    typo = tmp_path / "stroe"
+    assert main(["harvest", "--tasks", "click-button", "--recheck", "--store", str(typo)]) == 2
+    assert capsys.readouterr().err == (f"webwise: error: no harvest journal at {typo / JOURNAL}: --recheck checks "
+                                       "a harvested store's refusals\n")
+    assert not typo.exists()
+    with pytest.raises(ConfigError, match="^no harvest journal at "):
+        recheck(["click-button"], store_dir=typo, progress=QUIET)

@@ -167,3 +167,15 @@ def test_report_refuses_a_multi_trial_record_that_says_nothing_of_its_first_tria
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "line 2 is not an episode record (solved in 3 trials, but neither" in err
     assert not (out / "tables.md").exists() and not (out / "report.html").exists()
+
+
+def test_report_takes_a_bench_folder_or_its_results_file_and_no_other_file(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Given a file, report named FILE/results.jsonl as not found."""
+    results = write(tmp_path / "run", [record("click-button", 0, True)]) / "results.jsonl"
+    assert main(["report", str(results)]) == 0
+    assert capsys.readouterr().out == f"{tmp_path / 'run' / 'report.html'}\n"
+    other = tmp_path / "run" / "tables.md"
+    assert main(["report", str(other)]) == 2
+    assert capsys.readouterr().err == (f"webwise: error: {other} is a file, not a folder: give the folder of a "
+                                       "`webwise bench --out`\n")

@@ -246,7 +246,7 @@ def build_parser() -> argparse.ArgumentParser:
                                  description="A self-contained HTML report of a bench directory: the tables and "
                                              "every episode step by step with prompt, program, error and screenshot. "
                                              "Also rewrites DIR/tables.md and DIR/tables.csv from DIR/results.jsonl.")
-    report.add_argument("dir", type=path("dir"), help="a `webwise bench --out` directory")
+    report.add_argument("dir", type=path("dir"), help="a `webwise bench --out` directory (or its results.jsonl)")
 
     tasks = commands.add_parser("tasks", help="list the MiniWoB++ tasks: group and the actions each needs",
                                 description="One line per task: name, group (the paper's rule: how many API "
