@@ -201,13 +201,13 @@ _JS = r"""
 def write_report(out: Path) -> Path:
     """Write ``out/report.html`` (and refresh the tables); returns its path. ``out`` is a bench's
     output folder, or its ``results.jsonl``."""
-    if out.is_file() and out.name == RESULTS:  # its results file, as harvest --from-results takes it
-        out = out.parent
-    elif out.is_file():  # else read as "OUT/results.jsonl not found", naming a path that cannot be
-        raise ConfigError(f"{out} is a file, not a folder: give the folder of a `webwise bench --out`")
     path = out / RESULTS
     records = read_results(path, check=tables.record_problem)  # first: a file that cannot be read is its one line
     if not path.is_file():
+        if out.is_file() and out.name == RESULTS:  # its results file, as harvest --from-results takes it
+            return write_report(out.parent)
+        if out.is_file():  # not "OUT/results.jsonl not found", a path that cannot be
+            raise ConfigError(f"{out} is a file, not a folder: give the folder of a `webwise bench --out`")
         raise ConfigError(f"{path} not found: run `webwise bench --out {out}` first")
     write_tables(out)
     target = out / "report.html"
