@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from webwise.dom import describe_change, new_texts, page_key
+from webwise.dom import describe_change, new_texts, page_key, render
 
 
 def page(*texts: str) -> list[dict[str, str]]:
@@ -23,7 +23,16 @@ def test_a_change_lists_at_most_three_new_and_two_gone_phrases() -> None:
 
 def test_no_text_changed_says_nothing_and_long_phrases_are_cut() -> None:
     assert describe_change(page("a", "b"), page("b", "a")) == ""
-    assert describe_change(page(), page("w" * 100)) == 'new text: "' + "w" * 77 + '..."'
+    assert describe_change(page(), page("w" * 100 + "z" * 30)) == 'new text: "' + "w" * 49 + " ... " + "z" * 26 + '"'
+
+
+def test_a_long_text_keeps_its_start_and_its_end() -> None:
+    """A task may ask about a text's end (scroll-text: its last word), so the cut is in the middle."""
+    text = "Donec ridiculus " + "lorem ipsum " * 12 + "pretium neque dui. Maecenas."
+    line = render([{"ref": 4, "tag": "textarea", "text": "", "id": "", "classes": "", "value": text}])
+    shown = line.split('"')[1]
+    assert shown.startswith("Donec ridiculus lorem") and shown.endswith("neque dui. Maecenas.")
+    assert " ... " in shown and len(shown) <= 120
 
 
 def test_an_option_chosen_anew_is_said_though_no_text_changed() -> None:

@@ -13,6 +13,7 @@ import pytest
 from webwise.actions import ActionError, Executor
 from webwise.dom import filtered_summary, page_key, render, whole_dom
 from webwise.environment import MiniWoBEnv
+from webwise.matching import find_target
 from webwise.tasks import all_tasks
 
 
@@ -199,3 +200,28 @@ def test_the_terminal_caret_blinking_leaves_the_page_as_it_was(env: MiniWoBEnv) 
         time.sleep(0.1)
     assert len(later) != len(first), "the caret did not blink within 3 s"
     assert page_key(later) == page_key(first)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_long_text_shows_its_end_and_its_cut_copy_names_it(env: MiniWoBEnv, seed: int) -> None:
+    """scroll-text asks for the last word of a text area whose text runs past the page text's
+    cut: with only its start shown, every program of the whole-suite run copied the start and
+    none could name the word. The cut keeps the end, and the line copied as shown clicks it."""
+    env.reset("scroll-text", seed)
+    elements = env.observe()[0]
+    area = next(e for e in elements if e["tag"] == "textarea")
+    line = next(line for line in render(filtered_summary(elements, set(), set())).splitlines() if " textarea " in line)
+    shown = line.split('"')[1]
+    assert len(area["value"]) > 120 and area["value"].split()[-1] in shown
+    assert find_target(elements, "textarea", shown)["ref"] == area["ref"]
+
+
+def test_a_control_the_page_disabled_says_so(env: MiniWoBEnv) -> None:
+    """sign-agreement turns its name field and Agree button on only once the agreement is
+    read; a page line without the flag left programs typing into a dead field (login-user-popup
+    and sign-agreement in the whole-suite run)."""
+    env.reset("sign-agreement", 0)
+    lines = render(filtered_summary(env.observe()[0], set(), set())).splitlines()
+    flagged = {line.split()[1] + " " + line.split()[-2] for line in lines if line.endswith(" disabled")}
+    assert flagged >= {"input_text #name", "button #agree"}
+    assert not any(line.endswith(" disabled") for line in lines if "#cancel" in line)

@@ -46,6 +46,7 @@ ELEMENTS = flatten(TREE)
         ("a", "okay.", 7, "8: any tag, ignoring case and the punctuation around the text"),
         ("button", "submit fo...", 2, "9: a text ending in an ellipsis is the start of one"),
         ("span", "Mor…", 6, "9: with no element of the tag, any tag"),
+        ("button", "submit ... m", 2, "9: an ellipsis within is the start and the end of one"),
     ],
 )
 def test_click_rules(tag: str, text: str, ref: int, rule: str) -> None:

@@ -61,8 +61,9 @@ def flatten(root: Element, visuals: dict[str, Any] | None = None) -> list[Elemen
     Each element gets ``parent`` (ref or None), ``depth`` and ``deep_text``: its own text,
     or when it has none, its descendants' text joined (what click matching falls back on).
     ``visuals`` (by ref, as the page read-out gives them) add ``color`` and ``points``
-    (see :func:`visual`), ``selected`` and ``clickable`` (the element sets the pointer
-    cursor), and give an image its alt text as its text. The root (``body``) is left out.
+    (see :func:`visual`), ``selected``, ``clickable`` (the element sets the pointer
+    cursor) and ``disabled`` (a control the page turned off, which no click or typing
+    reaches until it turns it on), and give an image its alt text as its text. The root (``body``) is left out.
     """
     out: list[Element] = []
     visuals = visuals or {}
@@ -90,6 +91,7 @@ def flatten(root: Element, visuals: dict[str, Any] | None = None) -> list[Elemen
         element["text"] = element["text"] or collapse(str(read.get("text") or ""))
         element["selected"] = bool(read.get("selected"))
         element["clickable"] = bool(read.get("clickable"))
+        element["disabled"] = bool(read.get("disabled"))
         if element["value"] is None:
             element["value"] = ""
         if depth >= 0:
@@ -256,7 +258,7 @@ def filtered_summary(elements: Iterable[Element], clicked: set[int], modified: s
         item = {key: element[key] for key in _SUMMARY_KEYS + _SEEN_KEYS}
         item["clicked"] = element["ref"] in clicked
         item["modified"] = element["ref"] in modified
-        for flag in ("focused", "selected"):
+        for flag in ("focused", "selected", "disabled"):
             if element.get(flag):
                 item[flag] = True
         summary.append(item)
@@ -285,7 +287,7 @@ def _with_ancestors(elements: Iterable[Element], parents: dict[int, int | None])
     return refs
 
 
-_WHOLE_KEYS = _SUMMARY_KEYS + _SEEN_KEYS + ("parent", "fg", "bg", "focused", "selected")
+_WHOLE_KEYS = _SUMMARY_KEYS + _SEEN_KEYS + ("parent", "fg", "bg", "focused", "selected", "disabled")
 
 
 def whole_dom(elements: Iterable[Element], clicked: AbstractSet[int] = frozenset(),
@@ -380,7 +382,7 @@ def describe_change(before: Sequence[Element], after: Sequence[Element]) -> str:
 
 #: The state words a page line shows after an element's name, each for a true flag of that
 #: name (a checkbox's value shows as ``checked`` or ``unchecked`` before them).
-FLAGS = ("clicked", "modified", "focused", "selected", "failed_before")
+FLAGS = ("clicked", "modified", "focused", "selected", "disabled", "failed_before")
 
 
 #: The longest run of alike elements a page shows line by line. Past it the run shows as its
@@ -393,8 +395,8 @@ RUN_LIMIT = 40
 def render(observation: Iterable[Element]) -> str:
     """Compact text, one element per line, e.g. ``[3] button "Submit" #subbtn .primary``.
 
-    Flags show as words (``clicked``, ``modified``, ``focused``, ``selected``, ``checked``,
-    ``unchecked``, ``failed_before``). The box shows as ``@x,y wxh`` (its :func:`centre` and
+    Flags show as words (``clicked``, ``modified``, ``focused``, ``selected``, ``disabled``,
+    ``checked``, ``unchecked``, ``failed_before``). The box shows as ``@x,y wxh`` (its :func:`centre` and
     size), then ``color=`` and ``points=x,y x,y ...``: on every element of the whole DOM (its
     elements name their ``parent``), and in the summary only on the elements that show
     content by colour or shape (:func:`is_visual`), which keeps the prompts of text pages as
@@ -477,7 +479,31 @@ def _rest_of_run(rest: list[Element]) -> str:
     return f"({span})"
 
 
+#: What a cut text keeps of its end, as a share of the limit.
+_TAIL_SHARE = 3
+#: What stands for the cut middle: an ellipsis between spaces, which matching reads as one.
+ELIDED = " ... "
+
+
 def _quote(text: str, limit: int = 120) -> str:
+    """``text`` in double quotes, at most about ``limit`` characters.
+
+    A longer text keeps its start and its end with :data:`ELIDED` between: a text's end is as
+    much what a task asks about as its start (scroll-text asks for the last word of a
+    textarea whose end lay past the cut in every episode of the whole-suite run), and a copied
+    ``start ... end`` still names the element (:mod:`webwise.matching`, ninth rule).
+    """
     if len(text) > limit:
-        text = text[: limit - 3] + "..."
+        tail = limit // _TAIL_SHARE
+        text = _whole_words(text, 0, limit - tail - len(ELIDED)) + ELIDED + _whole_words(text, len(text) - tail, len(text))
     return '"' + text.replace('"', "'") + '"'
+
+
+def _whole_words(text: str, start: int, end: int) -> str:
+    """``text[start:end]`` without a word cut at either edge, unless that is all it holds."""
+    piece = text[start:end]
+    if start > 0 and not text[start - 1].isspace() and " " in piece:
+        piece = piece.split(" ", 1)[1]
+    if end < len(text) and not text[end].isspace() and " " in piece:
+        piece = piece.rsplit(" ", 1)[0]
+    return piece.strip()

@@ -38,7 +38,7 @@ _STATE_JS = "return [WOB_DONE_GLOBAL, WOB_REWARD_GLOBAL, WOB_RAW_REWARD_GLOBAL, 
 # (a line's ends, a polygon's points) in the viewport frame of getBoundingClientRect; the hull
 # of what a 2D canvas has drawn; the background of a childless, textless element (a swatch);
 # the alt text (or title) of an image, the text the page shows in its place; which options of
-# a list are chosen; which elements set the pointer cursor.
+# a list are chosen; which elements set the pointer cursor; which controls the page disabled.
 _VISUALS_JS = """
 function paint(el, property, computed) {
   var written = el.getAttribute(property) || el.style[property];
@@ -134,6 +134,7 @@ function visuals() {
       out[ref] = {color: '', points: [], selected: true};
     }
     if (pointing(el, style)) { (out[ref] = out[ref] || {color: '', points: []}).clickable = true; }
+    if (el.matches(':disabled')) { (out[ref] = out[ref] || {color: '', points: []}).disabled = true; }
   });
   return out;
 }

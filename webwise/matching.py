@@ -15,8 +15,9 @@ kind the page has once is that field, whatever the text. Eighth: they drop or ad
 punctuation around a text and name a link ``a`` whatever the page made it of
 (``click('a', 'euismod')`` for ``span "euismod."``, which lost the 1.5B click-tab-2 s1 at
 every trial); a text equal to an element's apart from case and that punctuation names it.
-Ninth: a text ending in an ellipsis is the start of one (the summary cuts long texts with
-``...``, and models shorten them so too: ``click('div', 'Imperdiet. Cursus..')``). Tenth: a
+Ninth: a text ending in an ellipsis is the start of one (models shorten texts so:
+``click('div', 'Imperdiet. Cursus..')``), and one with an ellipsis between two parts is the
+start and end of one (the summary cuts a long text's middle so: ``"Donec ... Maecenas."``). Tenth: a
 cross (``x``, ``×``, ``✕``) names the element whose text is "Close": an icon-only close button
 shows people a cross and says Close only to screen readers and the summary, so an
 instruction or a person asks for "the x" (jQuery UI dialogs: 'labeled "x"', ``button
@@ -217,6 +218,8 @@ def _meant(elements: Sequence[Element], found: Element, tag: str, text: str) -> 
 _ENDS = regex.compile(r"^[\p{P}\p{S}\s]+|[\p{P}\p{S}\s]+$")
 #: An ellipsis ending a text: ``...``, ``..`` or ``…``.
 _ELLIPSIS = regex.compile(r"\s*(?:\.{2,}|…)$")
+#: An ellipsis between two parts of a text, where the page text cuts a long one's middle.
+_ELLIPSIS_WITHIN = regex.compile(r"^(.*?\S)\s*(?:\.{3,}|…)\s*(\S.*)$")
 
 
 def _bare(text: str) -> str:
@@ -227,13 +230,17 @@ def _bare(text: str) -> str:
 def _loosely_named(elements: Sequence[Element], tag: str, text: str) -> Element | None:
     """The eighth and ninth rules: the same text apart from case and the punctuation around
     it, whatever the tag; else, for a text ending in an ellipsis, the first element whose
-    text starts with the rest (one of ``tag`` first)."""
+    text starts with the rest, and for a text with one between two parts, the first whose
+    text starts with the first and ends with the second (one of ``tag`` first)."""
     bare = _bare(text)
     matches = [element for element in elements if bare and _bare(element["deep_text"]) == bare]
     if matches:
         return _innermost(matches, elements)
-    start = _ELLIPSIS.sub("", text).lower() if _ELLIPSIS.search(text) else ""
-    matches = [element for element in elements if start and element["deep_text"].lower().startswith(start)]
+    start, end = _ELLIPSIS.sub("", text).lower() if _ELLIPSIS.search(text) else "", ""
+    if not start and (within := _ELLIPSIS_WITHIN.match(text)):
+        start, end = within[1].lower(), within[2].lower()
+    matches = [element for element in elements
+               if start and element["deep_text"].lower().startswith(start) and element["deep_text"].lower().endswith(end)]
     if not matches:
         return None
     return next((element for element in matches if tag_matches(element, tag)), _innermost(matches, elements))
