@@ -4,8 +4,8 @@ The official ``openai`` client does the HTTP; its own retries are switched off s
 (:mod:`webwise.llm.retry`) is the only retry layer and the attempt count means what it says.
 Every failure leaves as one line: :class:`ContextOverflow` when the prompt does not fit,
 :class:`EndpointError` when the endpoint cannot be reached, hangs past the call's deadline,
-keeps failing (5xx, 429) or answers with junk (an infrastructure fault: the bench reruns
-the episode), :class:`LLMError` for the rest (a reply with no text, a request refused).
+keeps failing (5xx, 429) or keeps answering with junk (an infrastructure fault: the bench
+reruns the episode), :class:`LLMError` for the rest (a reply with no text, a request refused).
 Messages name the endpoint's URL, so a typo in ``OPENAI_BASE_URL`` shows.
 """
 
@@ -138,6 +138,29 @@ class _Refused(Exception):
     """The endpoint refused a request field; it is marked, and the request is sent again."""
 
 
+class _Malformed(Exception):
+    """A body that is no chat completion (not JSON, no ``choices[0].message.content``): a
+    proxy that cut the body short, a server answering junk while it restarts. Retried like a
+    dropped connection, since asking again is how a flaky endpoint answers; the last one
+    ends the call as an :class:`EndpointError`."""
+
+
+def _retried(exc: BaseException) -> bool:
+    return is_retryable(exc) or isinstance(exc, _Malformed)
+
+
+def _malformation(completion: object) -> str | None:
+    """What makes ``completion`` no chat completion, or None. A message whose content is null
+    is one: the model said nothing (a refusal, a tool call), which asking again does not mend."""
+    choices = getattr(completion, "choices", None) if isinstance(completion, ChatCompletion) else None
+    message = getattr(choices[0], "message", None) if choices else None
+    content = getattr(message, "content", None)
+    if isinstance(content, str) or (isinstance(message, ChatCompletionMessage) and content is None):
+        return None
+    got = type(completion).__name__ if not isinstance(completion, str) else one_line(completion, 120)
+    return f"no choices[0].message.content in {got}"
+
+
 class OpenAIModel:
     """Chat completions over HTTP with retries; thread-safe like the client it wraps."""
 
@@ -172,7 +195,7 @@ class OpenAIModel:
         deadline = time.monotonic() + self.policy.deadline
         while True:
             retrying = Retrying(
-                retry=retry_if_exception(is_retryable),
+                retry=retry_if_exception(_retried),
                 stop=stop_after_attempt(self.policy.retries + 1) | stop_before_delay(self.policy.deadline),
                 wait=BackoffWait(self.policy),
                 reraise=True,
@@ -216,7 +239,9 @@ class OpenAIModel:
         except openai.APIConnectionError as exc:
             raise EndpointError(f"{self.name}: cannot connect to {self.url}{self._tries(retrying)}: "
                                 f"{one_line(exc.__cause__ or exc)}") from None
-        except (openai.OpenAIError, ValueError) as exc:  # ValueError: a body that is not JSON
+        except _Malformed as exc:
+            raise EndpointError(f"{self.name}: malformed response from {self.url}{self._tries(retrying)}: {exc}") from None
+        except openai.OpenAIError as exc:
             raise EndpointError(f"{self.name}: malformed response from {self.url}: {one_line(exc)}") from None
 
     @staticmethod
@@ -236,26 +261,28 @@ class OpenAIModel:
             value = fields.pop(field)
             if _REFUSABLE[field]:
                 fields[_REFUSABLE[field]] = value  # type: ignore[index]
-        return self.client.chat.completions.create(
-            model=self.model,
-            messages=request.messages,  # type: ignore[arg-type]
-            timeout=timeout,
-            **fields,  # type: ignore[arg-type]
-        )
+        try:
+            completion = self.client.chat.completions.create(
+                model=self.model,
+                messages=request.messages,  # type: ignore[arg-type]
+                timeout=timeout,
+                **fields,  # type: ignore[arg-type]
+            )
+        except ValueError as exc:  # a body that is not JSON
+            raise _Malformed(one_line(exc)) from None
+        problem = _malformation(completion)
+        if problem is not None:
+            raise _Malformed(problem)
+        return completion
 
     def _reply(self, completion: object, request: ChatRequest, seconds: float, attempts: int) -> ChatReply:
-        """Check the shape by hand: the client does not validate bodies, so junk arrives as junk."""
-        choices = getattr(completion, "choices", None) if isinstance(completion, ChatCompletion) else None
-        message = getattr(choices[0], "message", None) if choices else None
-        text = getattr(message, "content", None)
-        if isinstance(message, ChatCompletionMessage) and text is None:  # e.g. a refusal or a tool call: the model said nothing
-            finish = getattr(choices[0], "finish_reason", None)  # type: ignore[index]
+        """The reply of a completion :func:`_malformation` passed (the client does not
+        validate bodies, so the shape was checked by hand)."""
+        choices = completion.choices  # type: ignore[attr-defined]
+        text = choices[0].message.content
+        if text is None:  # e.g. a refusal or a tool call: the model said nothing
             raise LLMError(f"{self.name}: the reply from {self.url} has no text "
-                           f"(message content null, finish_reason {finish!r})")
-        if not isinstance(text, str):
-            got = type(completion).__name__ if not isinstance(completion, str) else one_line(completion, 120)
-            raise EndpointError(f"{self.name}: malformed response from {self.url}: "
-                                f"no choices[0].message.content in {got}")
+                           f"(message content null, finish_reason {choices[0].finish_reason!r})")
         usage = getattr(completion, "usage", None)
         prompt_tokens = getattr(usage, "prompt_tokens", None)
         completion_tokens = getattr(usage, "completion_tokens", None)
