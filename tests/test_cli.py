@@ -73,7 +73,7 @@ def bad_inputs(tmp_path: Path) -> list[tuple[list[str], str]]:
         ([*bench, "--out", str(tmp_path / "o"), "--workers", "-1"],
          "argument --workers: workers must be a whole number >= 1, not -1"),
         (["harvest", "--tasks", "click-button", "--check-seeds", "99999999999", *ok],
-         "the check takes 1 to 100 seeds, not 99999999999"),
+         "argument --check-seeds: check_seeds must be a whole number from 1 to 100, not 99999999999"),
     ]
 
 

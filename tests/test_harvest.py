@@ -219,7 +219,7 @@ def test_auto_near_shows_a_task_without_examples_a_relative_s_and_its_example_sa
     assert [shown["task"] for shown in entry["provenance"]["shown"]] == ["click-button"]
     assert [r["examples"] for r in journal(store_dir)] == ["none", "auto-near"]
 
-    with pytest.raises(ConfigError, match="a harvest shows examples none or auto-near, not 'auto'"):
+    with pytest.raises(ConfigError, match="unknown examples mode 'auto'; choose one of none, auto-near"):
         harvest(["click-link"], seeds=1, llm=llm, store_dir=store_dir, examples="auto", progress=QUIET)
 
 
@@ -850,7 +850,7 @@ def test_a_store_whose_lock_cannot_be_taken_is_refused_before_any_episode(
     ({"seed_start": -5}, "seed -5 is out of range: seeds run from 0 to 9007199254740991"),
     ({"workers": 0}, "workers must be a whole number >= 1, not 0"),
     ({"max_steps": -1}, "max_steps must be a whole number >= 1, not -1"),
-    ({"check_seeds": "3"}, "check_seeds must be a whole number >= 1, not '3'"),
+    ({"check_seeds": "3"}, "check_seeds must be a whole number from 1 to 100, not '3'"),
 ], ids=lambda value: str(value)[:40])
 def test_a_bad_library_argument_is_a_one_line_error_before_anything_runs(
         tmp_path: Path, arguments: dict[str, object], message: str) -> None:

@@ -66,9 +66,9 @@ def setting(name: str) -> Callable[[str], int]:
     return option(lambda text: check_setting(name, typed(text)))
 
 
-def count(name: str) -> Callable[[str], int]:
-    """A count of at least 1 that the library takes as the argument ``name`` (``workers``)."""
-    return option(lambda text: whole(name, typed(text), 1))
+def count(name: str, most: int | None = None) -> Callable[[str], int]:
+    """A count of at least 1 (and at most ``most``) that the library takes as the argument ``name`` (``workers``)."""
+    return option(lambda text: whole(name, typed(text), 1, most))
 
 
 #: A page seed, a whole number from 0 to 2**53 - 1 (:func:`webwise.environment.check_seed`).
@@ -190,7 +190,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help=f"first seed, below 100000 (default {HARVEST_SEED_START}: apart from evaluation seeds)")
     harvest.add_argument("--trials", type=setting("trials"), default=1,
                          help="attempts per episode with reflection between them (default 1)")
-    harvest.add_argument("--check-seeds", type=count("check_seeds"), default=CHECK_SEEDS,
+    harvest.add_argument("--check-seeds", type=count("check_seeds", MAX_CHECK_SEEDS), default=CHECK_SEEDS,
                          help="fresh seeds (100000 and up, each asking something new) a candidate must solve "
                               f"replayed without the model (default {CHECK_SEEDS}, at most {MAX_CHECK_SEEDS})")
     harvest.add_argument("--llm", default="local", help=LLM_HELP)
@@ -198,7 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="example store to write (default: the checkout's incontext/auto; needed when installed)")
     harvest.add_argument("--method", default="webwise", type=choice("method", METHODS), choices=METHODS,
                          help="method of the episodes (default webwise)")
-    harvest.add_argument("--examples", default="none", type=choice("examples mode", EXAMPLE_MODES),
+    harvest.add_argument("--examples", default="none", type=choice("examples mode", HARVEST_EXAMPLES),
                          metavar="{" + ",".join(HARVEST_EXAMPLES) + "}",
                          help="none (zero-shot, default) or auto-near: while a task has no example of its own, "
                               "show the store's nearest example of another task")

@@ -39,7 +39,7 @@ from typing import Any, Callable, Sequence, TextIO
 
 from webwise import store
 from webwise.agent import Agent, Settings, check_method, load_examples
-from webwise.arguments import as_path, some, whole
+from webwise.arguments import as_path, one_of, some, whole
 from webwise.bench import EXIT_FAULTS, RESULTS, Job, Key, Pool, read_results, record_key
 from webwise.environment import check_seed
 from webwise.episode import Episode
@@ -178,12 +178,10 @@ class HarvestConfig:
         if not isinstance(self.llm, str):  # each worker builds its own model from the spec
             raise ConfigError(f"a harvest's llm is a spec ({SPECS}), not a {type(self.llm).__name__}")
         whole("workers", self.workers, 1)
-        if self.examples not in HARVEST_EXAMPLES:
-            raise ConfigError(f"a harvest shows examples {' or '.join(HARVEST_EXAMPLES)}, not {self.examples!r}")
+        one_of("examples mode", self.examples, HARVEST_EXAMPLES)
         for task in self.tasks:
             check_task(task)
-        if not 1 <= whole("check_seeds", self.check_seeds, 1) <= MAX_CHECK_SEEDS:
-            raise ConfigError(f"the check takes 1 to {MAX_CHECK_SEEDS} seeds, not {self.check_seeds}")
+        whole("check_seeds", self.check_seeds, 1, MAX_CHECK_SEEDS)
         if self.seeds and max(self.seeds) >= CHECK_SEED_OFFSET:
             raise ConfigError(f"harvest seeds must be below {CHECK_SEED_OFFSET}, where the check's fresh seeds start; "
                               f"got {max(self.seeds)}")
