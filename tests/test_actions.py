@@ -583,3 +583,25 @@ def test_handler_refuses_bad_arguments(env: MiniWoBEnv) -> None:
     assert handler("click", ["button"], {}).error.startswith("click(): ")
     assert "not an action" in handler("navigate", ["http://example.com"], {}).error
     assert "env.step() expects" in handler("env.step", [{"action": "javascript"}], {}).error
+
+
+def test_scrolling_a_box_named_by_its_tag_scrolls_its_content_to_the_end(env: MiniWoBEnv) -> None:
+    """"Scroll to the bottom of the textarea": the 1.5B wrote scroll('textarea') on every
+    sign-agreement and scroll-text-2 episode of a fresh-seed run and was told no element holds
+    that text. A text no element holds that names a box whose content scrolls scrolls it."""
+    executor = start(env, "sign-agreement", 4)
+    executor.scroll("textarea")
+    executor.click("input_text", "name")
+    executor.enter_text("Olin")
+    executor.click("button", "Agree")
+    assert executor.outcome.success
+    with pytest.raises(ActionError, match=r"scroll\('button'\): no element contains that text"):
+        start(env, "sign-agreement", 4).scroll("button")  # a button's content does not scroll
+
+
+def test_scrolling_to_a_text_copied_as_the_page_text_cuts_it(env: MiniWoBEnv) -> None:
+    executor = start(env, "scroll-text", 1)
+    area = next(e for e in executor.elements if e["tag"] == "textarea")
+    words = area["value"].split()
+    executor.scroll(" ".join(words[:4]) + " ... " + " ".join(words[-3:]))
+    assert executor.records[-1].target == f"textarea {area['value'][:40]!r}"

@@ -20,7 +20,7 @@ from webwise import dom
 from webwise.browser import driver_said
 from webwise.dates import month_title, parse_date, shown_month, to_input_value
 from webwise.environment import BrowserDied, MiniWoBEnv, Outcome
-from webwise.matching import NoMatch, captioned_field, described, find_target, naming_call
+from webwise.matching import NoMatch, captioned_field, described, find_target, loosely_named, naming_call, tag_matches
 
 # Choose an option of a list as a pointer would (HTMLOptionElement.click() alone chooses
 # nothing); in a list that takes several it toggles, as Ctrl+click does, since the API has
@@ -146,6 +146,14 @@ return null;
 _SCROLL_JS = """
 var el = core.previousDOMInfo[arguments[0]];
 if (el) { el.scrollIntoView({block: 'center'}); }
+"""
+# Scroll the content of the element arguments[0] to its end, as reading through it does; false
+# when its content does not scroll (it all shows).
+_SCROLL_THROUGH_JS = """
+var el = core.previousDOMInfo[arguments[0]];
+if (!el || el.scrollHeight <= el.clientHeight) { return false; }
+el.scrollTop = el.scrollHeight;
+return true;
 """
 _FOCUS_JS = """
 var el = document.activeElement;
@@ -756,21 +764,36 @@ class Executor:
         return key
 
     def _scroll(self, text: str) -> str:
-        """Scroll the innermost element holding ``text``: its containers hold it too, and
-        the outermost one scrolled into view left the text out of view (order-food: a dish
-        at the bottom of the scrolled menu stayed hidden, and a click_at on it missed)."""
+        """Scroll the innermost element holding ``text`` into view: its containers hold it
+        too, and the outermost one scrolled into view left the text out of view (order-food:
+        a dish at the bottom of the scrolled menu stayed hidden, and a click_at on it missed).
+
+        A text copied as the page text cuts it (``start ... end``) is that element's text,
+        as for click. A text no element holds that names a box by its tag or id
+        (``scroll('textarea')``, what the 1.5B wrote for "Scroll to the bottom of the
+        textarea" on sign-agreement and scroll-text-2) scrolls that box's content to its end.
+        """
         elements, _, _ = self.env.observe()
-        wanted = dom.collapse(text).lower()
-        parents = {element["ref"]: element["parent"] for element in elements}
-        holder = None
-        for element in elements:
-            if wanted and wanted in element["deep_text"].lower() and (
-                    holder is None or _inside(element["ref"], holder["ref"], parents)):
-                holder = element
-        if holder is None:
+        holder = _innermost_holder(elements, dom.collapse(text).lower()) or loosely_named(elements, "", text)
+        if holder is not None:
+            self.env.script(_SCROLL_JS, holder["ref"] if holder["ref"] > 0 else holder["parent"])
+            return f"{holder['tag']} {holder['deep_text'][:40]!r}"
+        named = [e for e in elements if e["ref"] > 0 and (tag_matches(e, text) or e["id"] == text.strip())]
+        box = next((e for e in named if self.env.script(_SCROLL_THROUGH_JS, e["ref"])), None)
+        if box is None:
             raise ActionError(f"scroll({text!r}): no element contains that text")
-        self.env.script(_SCROLL_JS, holder["ref"] if holder["ref"] > 0 else holder["parent"])
-        return f"{holder['tag']} {holder['deep_text'][:40]!r}"
+        return f"{box['tag']} {box['id'] or box['deep_text'][:40]!r}, scrolled to its end"
+
+
+def _innermost_holder(elements: list[dom.Element], wanted: str) -> dom.Element | None:
+    """The innermost element whose text contains ``wanted`` (lower case), the first such."""
+    parents = {element["ref"]: element["parent"] for element in elements}
+    holder = None
+    for element in elements:
+        if wanted and wanted in element["deep_text"].lower() and (
+                holder is None or _inside(element["ref"], holder["ref"], parents)):
+            holder = element
+    return holder
 
 
 def _key_parts(key: str) -> list[str]:

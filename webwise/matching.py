@@ -156,7 +156,7 @@ def find_target(elements: Sequence[Element], tag: str, text: str) -> Element:
             matches = [element for element in matches if description.shows(element)] or matches
             if matches:
                 return _tag_first(matches, kind)
-        loose = (_only_field(elements, kind.lower()) or _loosely_named(elements, kind, text)
+        loose = (_only_field(elements, kind.lower()) or loosely_named(elements, kind, text)
                  or _closed_by(elements, kind, text) or _coloured(elements, kind, text))
         if loose is not None:
             return _meant(elements, loose, kind, text)
@@ -227,7 +227,7 @@ def _bare(text: str) -> str:
     return _ENDS.sub("", text).lower()
 
 
-def _loosely_named(elements: Sequence[Element], tag: str, text: str) -> Element | None:
+def loosely_named(elements: Sequence[Element], tag: str, text: str) -> Element | None:
     """The eighth and ninth rules: the same text apart from case and the punctuation around
     it, whatever the tag; else, for a text ending in an ellipsis, the first element whose
     text starts with the rest, and for a text with one between two parts, the first whose
