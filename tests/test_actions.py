@@ -603,5 +603,19 @@ def test_scrolling_to_a_text_copied_as_the_page_text_cuts_it(env: MiniWoBEnv) ->
     executor = start(env, "scroll-text", 1)
     area = next(e for e in executor.elements if e["tag"] == "textarea")
     words = area["value"].split()
-    executor.scroll(" ".join(words[:4]) + " ... " + " ".join(words[-3:]))
+    executor.scroll(" ".join(words[:4]) + " ...")
     assert executor.records[-1].target == f"textarea {area['value'][:40]!r}"
+    executor.scroll(" ".join(words[:4]) + " ... " + " ".join(words[-3:]))
+    assert executor.records[-1].target == f"textarea {area['value'][:40]!r}, scrolled to its end"
+
+
+def test_a_copy_of_a_scrolling_box_s_text_to_its_end_scrolls_it_there(env: MiniWoBEnv) -> None:
+    """sign-agreement asks to scroll its text area to the bottom; the 1.5B named the area by its
+    text as the page text shows it, start ... end."""
+    executor = start(env, "sign-agreement", 4)
+    words = next(e for e in executor.elements if e["tag"] == "textarea")["value"].split()
+    executor.scroll(" ".join(words[:5]) + " ... " + " ".join(words[-4:]))
+    executor.click("input_text", "name")
+    executor.enter_text("Olin")
+    executor.click("button", "Agree")
+    assert executor.outcome.success

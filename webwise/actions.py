@@ -20,7 +20,16 @@ from webwise import dom
 from webwise.browser import driver_said
 from webwise.dates import month_title, parse_date, shown_month, to_input_value
 from webwise.environment import BrowserDied, MiniWoBEnv, Outcome
-from webwise.matching import NoMatch, captioned_field, described, find_target, loosely_named, naming_call, tag_matches
+from webwise.matching import (
+    ELLIPSIS_WITHIN,
+    NoMatch,
+    captioned_field,
+    described,
+    find_target,
+    loosely_named,
+    naming_call,
+    tag_matches,
+)
 
 # Choose an option of a list as a pointer would (HTMLOptionElement.click() alone chooses
 # nothing); in a list that takes several it toggles, as Ctrl+click does, since the API has
@@ -768,16 +777,24 @@ class Executor:
         too, and the outermost one scrolled into view left the text out of view (order-food:
         a dish at the bottom of the scrolled menu stayed hidden, and a click_at on it missed).
 
-        A text copied as the page text cuts it (``start ... end``) is that element's text,
-        as for click. A text no element holds that names a box by its tag or id
+        A text copied as the page text cuts it is that element's text, as for click; a copy
+        that keeps the text's end (``start ... end``) also scrolls the element's content to
+        that end, which is where the copy stops (sign-agreement: "Scroll to the bottom of the
+        textarea", and the 1.5B named the textarea by its text). A text no element holds that names a box by its tag or id
         (``scroll('textarea')``, what the 1.5B wrote for "Scroll to the bottom of the
         textarea" on sign-agreement and scroll-text-2) scrolls that box's content to its end.
         """
         elements, _, _ = self.env.observe()
-        holder = _innermost_holder(elements, dom.collapse(text).lower()) or loosely_named(elements, "", text)
+        holder = _innermost_holder(elements, dom.collapse(text).lower())
         if holder is not None:
             self.env.script(_SCROLL_JS, holder["ref"] if holder["ref"] > 0 else holder["parent"])
             return f"{holder['tag']} {holder['deep_text'][:40]!r}"
+        copied = loosely_named(elements, "", text)
+        if copied is not None:
+            self.env.script(_SCROLL_JS, copied["ref"])
+            if ELLIPSIS_WITHIN.match(text) and self.env.script(_SCROLL_THROUGH_JS, copied["ref"]):
+                return f"{copied['tag']} {copied['deep_text'][:40]!r}, scrolled to its end"
+            return f"{copied['tag']} {copied['deep_text'][:40]!r}"
         named = [e for e in elements if e["ref"] > 0 and (tag_matches(e, text) or e["id"] == text.strip())]
         box = next((e for e in named if self.env.script(_SCROLL_THROUGH_JS, e["ref"])), None)
         if box is None:

@@ -219,7 +219,7 @@ _ENDS = regex.compile(r"^[\p{P}\p{S}\s]+|[\p{P}\p{S}\s]+$")
 #: An ellipsis ending a text: ``...``, ``..`` or ``…``.
 _ELLIPSIS = regex.compile(r"\s*(?:\.{2,}|…)$")
 #: An ellipsis between two parts of a text, where the page text cuts a long one's middle.
-_ELLIPSIS_WITHIN = regex.compile(r"^(.*?\S)\s*(?:\.{3,}|…)\s*(\S.*)$")
+ELLIPSIS_WITHIN = regex.compile(r"^(.*?\S)\s*(?:\.{3,}|…)\s*(\S.*)$")
 
 
 def _bare(text: str) -> str:
@@ -237,7 +237,7 @@ def loosely_named(elements: Sequence[Element], tag: str, text: str) -> Element |
     if matches:
         return _innermost(matches, elements)
     start, end = _ELLIPSIS.sub("", text).lower() if _ELLIPSIS.search(text) else "", ""
-    if not start and (within := _ELLIPSIS_WITHIN.match(text)):
+    if not start and (within := ELLIPSIS_WITHIN.match(text)):
         start, end = within[1].lower(), within[2].lower()
     matches = [element for element in elements
                if start and element["deep_text"].lower().startswith(start) and element["deep_text"].lower().endswith(end)]
