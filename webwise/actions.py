@@ -777,24 +777,22 @@ class Executor:
         too, and the outermost one scrolled into view left the text out of view (order-food:
         a dish at the bottom of the scrolled menu stayed hidden, and a click_at on it missed).
 
-        A text copied as the page text cuts it is that element's text, as for click; a copy
-        that keeps the text's end (``start ... end``) also scrolls the element's content to
-        that end, which is where the copy stops (sign-agreement: "Scroll to the bottom of the
-        textarea", and the 1.5B named the textarea by its text). A text no element holds that names a box by its tag or id
-        (``scroll('textarea')``, what the 1.5B wrote for "Scroll to the bottom of the
-        textarea" on sign-agreement and scroll-text-2) scrolls that box's content to its end.
+        When no element holds it, two things programs mean by it are done; both came from
+        the 1.5B asked to "Scroll to the bottom of the textarea" (sign-agreement,
+        scroll-text-2). A copy of a text as the page text cuts it names that element, as for
+        click, and a copy that keeps the text's end (``start ... end``) also scrolls the
+        element's content to that end. A text naming a box by its tag, class or id
+        (``scroll('textarea')``) scrolls that box's content to its end.
         """
         elements, _, _ = self.env.observe()
-        holder = _innermost_holder(elements, dom.collapse(text).lower())
+        holder, to_end = _innermost_holder(elements, dom.collapse(text).lower()), False
+        if holder is None and (holder := loosely_named(elements, "", text)) is not None:
+            to_end = bool(ELLIPSIS_WITHIN.match(text))
         if holder is not None:
-            self.env.script(_SCROLL_JS, holder["ref"] if holder["ref"] > 0 else holder["parent"])
-            return f"{holder['tag']} {holder['deep_text'][:40]!r}"
-        copied = loosely_named(elements, "", text)
-        if copied is not None:
-            self.env.script(_SCROLL_JS, copied["ref"])
-            if ELLIPSIS_WITHIN.match(text) and self.env.script(_SCROLL_THROUGH_JS, copied["ref"]):
-                return f"{copied['tag']} {copied['deep_text'][:40]!r}, scrolled to its end"
-            return f"{copied['tag']} {copied['deep_text'][:40]!r}"
+            ref = holder["ref"] if holder["ref"] > 0 else holder["parent"]
+            self.env.script(_SCROLL_JS, ref)
+            said = f"{holder['tag']} {holder['deep_text'][:40]!r}"
+            return f"{said}, scrolled to its end" if to_end and self.env.script(_SCROLL_THROUGH_JS, ref) else said
         named = [e for e in elements if e["ref"] > 0 and (tag_matches(e, text) or e["id"] == text.strip())]
         box = next((e for e in named if self.env.script(_SCROLL_THROUGH_JS, e["ref"])), None)
         if box is None:
