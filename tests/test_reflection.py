@@ -345,23 +345,22 @@ BY_CAPTION = (f"```python\n{LOGIN}click('label', 'Username')\nenter_text(user)\n
               "enter_text(password)\nclick('button', 'Login')\n```")
 
 
-def test_a_caption_click_that_focused_nothing_goes_to_its_field_in_later_steps(tmp_path: Path) -> None:
-    """The model sends its caption clicks again after being told the fields' clicks; the harness makes those fixes."""
+def test_a_caption_click_that_focused_nothing_sends_the_page_s_caption_clicks_to_their_fields(tmp_path: Path) -> None:
+    """The model sends its caption clicks again after being told the fields' clicks; the harness
+    makes those fixes, and the same for the other captions of the tag that focused nothing: fixing
+    Username alone left the next program failing on Password (login-user-popup, 6 of 6 episodes)."""
     both_by_caption = (f"```python\n{LOGIN}click('label', 'Username')\nenter_text(user)\nclick('label', 'Password')\n"
                        "enter_text(password)\nclick('button', 'Login')\n```")
-    rest_by_caption = (f"```python\n{LOGIN}click('label', 'Password')\nenter_text(password)\n"
-                       "click('button', 'Login')\n```")
-    with session(tmp_path, {"login-user": [both_by_caption, both_by_caption, rest_by_caption]}, max_steps=3) as s:
+    with session(tmp_path, {"login-user": [both_by_caption, both_by_caption]}, max_steps=3) as s:
         episode = s.run("login-user", 1, "webwise", "none")
-    assert episode.success and episode.llm_calls == 3  # no re-ask: each rewritten program is a new one
-    first, second, third = episode.trace
+    assert episode.success and episode.llm_calls == 2  # no re-ask: the rewritten program is a new one
+    first, second = episode.trace
     assert "click the field: click('input_text', 'username')" in first.error and first.note is None
-    assert "click('input_text', 'username')" in second.program and "click('label', 'Username')" in second.reply
+    assert "click('label', 'Password')" in second.reply and "click('label'" not in second.program
     assert second.note == ("clicked the field, not the caption that focused nothing before: "
+                           "click('label', 'Password') -> click('input_password', 'password'), "
                            "click('label', 'Username') -> click('input_text', 'username')")
-    assert "not typed: the focus is still on another field" in second.error
-    assert third.program.endswith("click('input_password', 'password')\nenter_text(password)\nclick('button', 'Login')")
-    assert third.status == "solved"
+    assert second.status == "solved"
 
 
 def test_caption_clicks_learned_in_one_trial_are_fixed_in_the_next(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.keys import Keys
@@ -343,17 +343,22 @@ class Executor:
         elements, self.outcome, _ = self.env.observe()
         return self._summarise(elements)
 
-    def caption_fixes(self) -> dict[tuple[str, str], str]:
-        """For each caption click that already focused nothing, the click reaching its field here.
+    def caption_fixes(self, clicks: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
+        """For each of ``clicks`` on a field's caption, the click reaching that field, once a
+        caption click of the same tag has focused nothing.
 
         ``caption_misses`` holds the ``(tag, text)`` of clicks whose typing failed because
         they hit a field's caption (the caller may share one set across an episode's
-        trials); each is looked up on the current page, so a caption that names no field
-        here is left alone.
+        trials). A page that does not tie one ``label`` to its field ties none (login-user's
+        Username and Password), so every click of that tag on a caption goes to its field:
+        fixing only the click that failed left the 1.5B's next program failing on the next
+        caption (login-user-popup, 6 of 6 episodes on fresh seeds). Each is looked up on the
+        current page, so a caption that names no field here is left alone.
         """
+        missed = {tag.strip().lower() for tag, _ in self.caption_misses} if self.guards else set()
         fixes: dict[tuple[str, str], str] = {}
-        for tag, text in self.caption_misses if self.guards else ():
-            found = _captioned_call(self.elements, tag, text)
+        for tag, text in clicks:
+            found = _captioned_call(self.elements, tag, text) if tag.strip().lower() in missed else None
             if found is not None:
                 fixes[(tag, text)] = found[2]
         return fixes

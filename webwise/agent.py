@@ -24,7 +24,7 @@ from webwise.atomic import replace_file
 from webwise.environment import BrowserDied, MiniWoBEnv, Outcome, PageFault
 from webwise.episode import Call, Episode, Step, Trial, call_text
 from webwise.errors import ConfigError, ContextOverflow, EndpointError, LLMError, WebwiseError
-from webwise.extraction import ExtractionError, chars_past_block, extract_program, normal, rewrite_clicks
+from webwise.extraction import ExtractionError, chars_past_block, extract_program, literal_clicks, normal, rewrite_clicks
 from webwise.llm.base import ChatModel, ChatReply, ChatRequest, Message, one_line, reply_problem
 from webwise.reflection import Correction, FailureMemory, parse_reflection, reflection_messages
 from webwise.prompts import METHODS, PastStep, PromptExample, as_shown, build_messages, pointer_page, task_message
@@ -522,18 +522,20 @@ def _call_record(reply: ChatReply, step: Step | None, trial: int) -> Call:
 
 
 def _redirect(program: str | None, executor: Executor) -> tuple[str | None, str | None]:
-    """The program with its clicks on captions that focused nothing before sent to their fields.
+    """The program with its clicks on captions sent to their fields, once a caption click of
+    that tag focused nothing (:meth:`Executor.caption_fixes`).
 
     After typing failed behind ``click('label', 'Username')`` the harness names the click
     that reaches the field, yet the 1.5B sent the caption click again in most of the
     episodes where it made it (paper48, seeds 0-2: 12 of 21 episodes still failing by trial
     3, on multi-layouts, read-table-2, simple-algebra and the like). Here the harness makes
-    the fix it named, on this page and in later trials; the note says which, and the next
-    prompt shows the program that ran. Returns the program and the note (None: unchanged).
+    the fix it named, and the same fix for the page's other captions, on this page and in
+    later trials; the note says which, and the next prompt shows the program that ran.
+    Returns the program and the note (None: unchanged).
     """
     if program is None:
         return None, None
-    fixes = executor.caption_fixes()
+    fixes = executor.caption_fixes(literal_clicks(program))
     rewritten, used = rewrite_clicks(program, fixes)
     if not used:
         return program, None

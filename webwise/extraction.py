@@ -485,6 +485,15 @@ def rewrite_clicks(program: str, fixes: Mapping[tuple[str, str], str]) -> tuple[
     return text.decode(), sorted({key for _, _, key in edits})
 
 
+def literal_clicks(program: str) -> set[tuple[str, str]]:
+    """The ``(tag, text)`` of every ``click`` of literal arguments in ``program`` (none when it does not parse)."""
+    try:
+        tree = ast.parse(program)
+    except _UNPARSABLE:
+        return set()
+    return {key for node in ast.walk(tree) if isinstance(node, ast.Call) and (key := _literal_click(node))}
+
+
 def _literal_click(node: ast.Call) -> tuple[str, str] | None:
     """``(tag, text)`` when ``node`` is ``click('tag', 'text')`` with string literals."""
     if _call_name(node) != "click" or len(node.args) != 2 or node.keywords:
