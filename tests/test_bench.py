@@ -86,6 +86,12 @@ def test_bench_records_every_episode_once_and_refuses_to_overwrite(
     assert len(keys(out)) == 12 and len(set(keys(out))) == 12
     assert "warning" not in capsys.readouterr().err
 
+    copied = tmp_path / "copied"  # another run's results file, brought here: a refusal leaves it alone
+    copied.mkdir()
+    (copied / "results.jsonl").write_bytes((out / "results.jsonl").read_bytes())
+    assert main(bench_args(replay, copied)) == 2
+    assert [path.name for path in copied.iterdir()] == ["results.jsonl"]
+
 
 def test_resuming_with_other_step_or_token_limits_says_so(
         replay: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -194,8 +194,15 @@ def test_rewrite_clicks_replaces_only_the_named_literal_clicks() -> None:
     program = ("# the caption first\nclick('label', 'Prénom')  # é before it\nenter_text('Zoé'); "
                "click(\"label\", 'Prénom')\nclick('label', 'Nom')\nclick('label', name)\n")
     fixes = {("label", "Prénom"): "click('input_text', 'first')", ("span", "unused"): "click('input_text', 'x')"}
-    rewritten, used = rewrite_clicks(program, fixes)
+    asked: list[tuple[str, str]] = []
+
+    def fix(tag: str, text: str) -> str | None:
+        asked.append((tag, text))
+        return fixes.get((tag, text))
+
+    rewritten, used = rewrite_clicks(program, fix)
     assert rewritten == ("# the caption first\nclick('input_text', 'first')  # é before it\nenter_text('Zoé'); "
                          "click('input_text', 'first')\nclick('label', 'Nom')\nclick('label', name)\n")
-    assert used == [("label", "Prénom")]
-    assert rewrite_clicks("click('label', 'Prénom'", fixes) == ("click('label', 'Prénom'", [])
+    assert used == {("label", "Prénom"): "click('input_text', 'first')"}
+    assert sorted(asked) == [("label", "Nom"), ("label", "Prénom")]  # once per click, the repeat remembered
+    assert rewrite_clicks("click('label', 'Prénom'", fix) == ("click('label', 'Prénom'", {})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from webwise.dom import flatten
+from webwise.dom import ELIDED, flatten, render
 from webwise.matching import NoMatch, captioned_field, find_target, naming_call
 
 # body > [button "Submit", button "submit form", label(checkbox + t "HF2"), a#next "More",
@@ -249,3 +249,19 @@ def test_a_cross_is_only_a_last_resort_and_not_any_x() -> None:
         find_target(DIALOG, "button", "xx")
     with pytest.raises(NoMatch):
         find_target(DIALOG[:1], "button", "x")  # no close control: still an error
+
+
+def test_a_long_text_copied_as_the_page_text_cuts_it_names_its_element() -> None:
+    """The page text keeps a long text's start and end (``dom.ELIDED`` between); a program
+    that copies that line must reach the element, and not a sibling sharing its start."""
+    sentence = "Sed ut perspiciatis unde omnis iste natus error " * 4
+    tree = {"ref": 1, "tag": "BODY", "children": [
+        {"ref": 2, "tag": "P", "text": sentence + "sit voluptatem.", "children": []},
+        {"ref": 3, "tag": "P", "text": sentence + "accusantium doloremque.", "children": []},
+    ]}
+    elements = flatten(tree)
+    assert [element["ref"] for element in elements] == [2, 3]
+    for element in elements:
+        shown = render([element]).split('"')[1]
+        assert ELIDED in shown
+        assert find_target(elements, "p", shown) is element

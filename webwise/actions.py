@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.common.keys import Keys
@@ -156,13 +156,15 @@ _SCROLL_JS = """
 var el = core.previousDOMInfo[arguments[0]];
 if (el) { el.scrollIntoView({block: 'center'}); }
 """
-# Scroll the content of the element arguments[0] to its end, as reading through it does; false
-# when its content does not scroll (it all shows).
+# Of the refs arguments[0] lists, the first whose content scrolls (not all of it shows): scroll
+# it to its end, as reading through it does, and return that ref; null when none scrolls.
 _SCROLL_THROUGH_JS = """
-var el = core.previousDOMInfo[arguments[0]];
-if (!el || el.scrollHeight <= el.clientHeight) { return false; }
-el.scrollTop = el.scrollHeight;
-return true;
+var refs = arguments[0];
+for (var i = 0; i < refs.length; i++) {
+  var el = core.previousDOMInfo[refs[i]];
+  if (el && el.scrollHeight > el.clientHeight) { el.scrollTop = el.scrollHeight; return refs[i]; }
+}
+return null;
 """
 _FOCUS_JS = """
 var el = document.activeElement;
@@ -317,7 +319,7 @@ class Executor:
     #: The guards that make a program do less than it says, for small models' habits: a
     #: checkbox flips at most once per program, a held value is not typed again, typing
     #: right after a click on another field's caption is refused, and caption clicks that
-    #: focused nothing before go to their field (:meth:`caption_fixes`). False runs
+    #: focused nothing before go to their field (:meth:`caption_fix`). False runs
     #: programs literally, as program API v1 reads.
     guards: bool = True
     #: When the program now running must be over (``time.monotonic()``). The sandbox kills it
@@ -343,25 +345,22 @@ class Executor:
         elements, self.outcome, _ = self.env.observe()
         return self._summarise(elements)
 
-    def caption_fixes(self, clicks: Iterable[tuple[str, str]]) -> dict[tuple[str, str], str]:
-        """For each of ``clicks`` on a field's caption, the click reaching that field, once a
-        caption click of the same tag has focused nothing.
+    def caption_fix(self, tag: str, text: str) -> str | None:
+        """The click reaching the field that ``click(tag, text)`` names by its caption, once a
+        caption click of the same tag has focused nothing (None: leave the click as written).
 
         ``caption_misses`` holds the ``(tag, text)`` of clicks whose typing failed because
         they hit a field's caption (the caller may share one set across an episode's
         trials). A page that does not tie one ``label`` to its field ties none (login-user's
         Username and Password), so every click of that tag on a caption goes to its field:
         fixing only the click that failed left the 1.5B's next program failing on the next
-        caption (login-user-popup, 6 of 6 episodes on fresh seeds). Each is looked up on the
+        caption (login-user-popup, 6 of 6 episodes on fresh seeds). It is looked up on the
         current page, so a caption that names no field here is left alone.
         """
-        missed = {tag.strip().lower() for tag, _ in self.caption_misses} if self.guards else set()
-        fixes: dict[tuple[str, str], str] = {}
-        for tag, text in clicks:
-            found = _captioned_call(self.elements, tag, text) if tag.strip().lower() in missed else None
-            if found is not None:
-                fixes[(tag, text)] = found[2]
-        return fixes
+        if not self.guards or tag.strip().lower() not in {t.strip().lower() for t, _ in self.caption_misses}:
+            return None
+        found = _captioned_call(self.elements, tag, text)
+        return None if found is None else found[2]
 
     def _summarise(self, elements: list[dom.Element]) -> list[dom.Element]:
         self.elements = elements
@@ -670,7 +669,7 @@ class Executor:
         Small models name a field by its caption (``click('label', 'Password')``); on pages
         whose captions are not tied to their fields that click focuses nothing, and "click
         the input first" alone leads them to click the caption again. The click is kept in
-        ``caption_misses`` for ``caption_fixes``.
+        ``caption_misses`` for ``caption_fix``.
         """
         previous = self.records[-2] if len(self.records) > 1 else None
         if previous is None or previous.name != "click" or previous.error:
@@ -797,9 +796,11 @@ class Executor:
             ref = holder["ref"] if holder["ref"] > 0 else holder["parent"]
             self.env.script(_SCROLL_JS, ref)
             said = f"{holder['tag']} {holder['deep_text'][:40]!r}"
-            return f"{said}, scrolled to its end" if to_end and self.env.script(_SCROLL_THROUGH_JS, ref) else said
+            through = to_end and self.env.script(_SCROLL_THROUGH_JS, [ref]) is not None
+            return f"{said}, scrolled to its end" if through else said
         named = [e for e in elements if e["ref"] > 0 and (tag_matches(e, text) or e["id"] == text.strip())]
-        box = next((e for e in named if self.env.script(_SCROLL_THROUGH_JS, e["ref"])), None)
+        scrolled = self.env.script(_SCROLL_THROUGH_JS, [e["ref"] for e in named]) if named else None
+        box = next((e for e in named if e["ref"] == scrolled), None)
         if box is None:
             raise ActionError(f"scroll({text!r}): no element contains that text")
         return f"{box['tag']} {box['id'] or box['deep_text'][:40]!r}, scrolled to its end"

@@ -24,7 +24,7 @@ from webwise.atomic import replace_file
 from webwise.environment import BrowserDied, MiniWoBEnv, Outcome, PageFault
 from webwise.episode import Call, Episode, Step, Trial, call_text
 from webwise.errors import ConfigError, ContextOverflow, EndpointError, LLMError, WebwiseError
-from webwise.extraction import ExtractionError, chars_past_block, extract_program, literal_clicks, normal, rewrite_clicks
+from webwise.extraction import ExtractionError, chars_past_block, extract_program, normal, rewrite_clicks
 from webwise.llm.base import ChatModel, ChatReply, ChatRequest, Message, one_line, reply_problem
 from webwise.reflection import Correction, FailureMemory, parse_reflection, reflection_messages
 from webwise.prompts import METHODS, PastStep, PromptExample, as_shown, build_messages, pointer_page, task_message
@@ -523,7 +523,7 @@ def _call_record(reply: ChatReply, step: Step | None, trial: int) -> Call:
 
 def _redirect(program: str | None, executor: Executor) -> tuple[str | None, str | None]:
     """The program with its clicks on captions sent to their fields, once a caption click of
-    that tag focused nothing (:meth:`Executor.caption_fixes`).
+    that tag focused nothing (:meth:`Executor.caption_fix`).
 
     After typing failed behind ``click('label', 'Username')`` the harness names the click
     that reaches the field, yet the 1.5B sent the caption click again in most of the
@@ -535,11 +535,10 @@ def _redirect(program: str | None, executor: Executor) -> tuple[str | None, str 
     """
     if program is None:
         return None, None
-    fixes = executor.caption_fixes(literal_clicks(program))
-    rewritten, used = rewrite_clicks(program, fixes)
+    rewritten, used = rewrite_clicks(program, executor.caption_fix)
     if not used:
         return program, None
-    changes = ", ".join(f"click({tag!r}, {text!r}) -> {fixes[(tag, text)]}" for tag, text in used)
+    changes = ", ".join(f"click({tag!r}, {text!r}) -> {call}" for (tag, text), call in used.items())
     return rewritten, f"clicked the field, not the caption that focused nothing before: {changes}"
 
 

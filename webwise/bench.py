@@ -617,13 +617,12 @@ class Bench(Pool):
         config = self.config
         plan = config.jobs()
         self.check_grid()
-        config.out.mkdir(parents=True, exist_ok=True)
         path = config.out / RESULTS
+        _refuse_to_add(path, config.resume)  # before the lock, so a refusal leaves OUT as it was
+        config.out.mkdir(parents=True, exist_ok=True)
         with _exclusive(config.out):
             existing = read_results(path)
-            if existing and not config.resume:
-                raise ConfigError(f"{path} already holds {len(existing)} episodes: pass --resume to continue, "
-                                  "or choose another --out")
+            _refuse_to_add(path, config.resume, existing)  # again: another bench may have written since
             read_results(path, repair=True)  # cut a torn last line before appending after it
             first = make_llm(config.llm)
             try:
@@ -666,6 +665,17 @@ class Bench(Pool):
                   "--resume runs them again", file=config.stream)
             return EXIT_FAULTS
         return 0
+
+
+def _refuse_to_add(path: Path, resume: bool, existing: list[dict[str, Any]] | None = None) -> None:
+    """A :class:`ConfigError` when ``path`` already holds episodes and ``--resume`` was not given:
+    a new run's episodes must not be mixed into an old run's file by accident."""
+    if resume:
+        return
+    existing = read_results(path) if existing is None else existing
+    if existing:
+        raise ConfigError(f"{path} already holds {len(existing)} episodes: pass --resume to continue, "
+                          "or choose another --out")
 
 
 @contextlib.contextmanager

@@ -495,7 +495,8 @@ def _quote(text: str, limit: int = 120) -> str:
     """
     if len(text) > limit:
         tail = limit // _TAIL_SHARE
-        text = _whole_words(text, 0, limit - tail - len(ELIDED)) + ELIDED + _whole_words(text, len(text) - tail, len(text))
+        start = _whole_words(text, 0, limit - tail - len(ELIDED))
+        text = start + ELIDED + _whole_words(text, len(text) - tail, len(text))
     return '"' + text.replace('"', "'") + '"'
 
 

@@ -16,7 +16,7 @@ import builtins
 import inspect
 import keyword
 import textwrap
-from typing import Mapping
+from typing import Callable
 
 import regex
 
@@ -458,40 +458,34 @@ def normal(program: str | None) -> str:
         return " ".join(text.split())
 
 
-def rewrite_clicks(program: str, fixes: Mapping[tuple[str, str], str]) -> tuple[str, list[tuple[str, str]]]:
-    """``program`` with each ``click(tag, text)`` of literal arguments in ``fixes`` replaced by its call.
+def rewrite_clicks(program: str, fix: Callable[[str, str], str | None]) -> tuple[str, dict[tuple[str, str], str]]:
+    """``program`` with each ``click(tag, text)`` of literal arguments that ``fix`` maps to a
+    call replaced by that call (``fix`` returns None to leave a click as written).
 
     Only the call's own text changes: comments, layout and everything else stay as written.
-    Returns the new program and the keys that were replaced.
+    Returns the new program and the ``(tag, text)`` replaced, each with its call. One parse
+    finds the clicks and rewrites them, so the caller need not list them first.
     """
-    if not fixes:
-        return program, []
     try:
         tree = ast.parse(program)
     except _UNPARSABLE:
-        return program, []
+        return program, {}
     starts = [0]
     for line in program.encode().splitlines(keepends=True):
         starts.append(starts[-1] + len(line))
-    edits: list[tuple[int, int, tuple[str, str]]] = []
+    used: dict[tuple[str, str], str] = {}
+    edits: list[tuple[int, int, str]] = []
     for node in ast.walk(tree):
         key = _literal_click(node) if isinstance(node, ast.Call) else None
-        if key is not None and key in fixes:
+        call = (used[key] if key in used else fix(*key)) if key is not None else None
+        if key is not None and call is not None:
+            used[key] = call
             end = starts[(node.end_lineno or node.lineno) - 1] + (node.end_col_offset or 0)
-            edits.append((starts[node.lineno - 1] + node.col_offset, end, key))
+            edits.append((starts[node.lineno - 1] + node.col_offset, end, call))
     text = program.encode()
-    for begin, end, key in sorted(edits, reverse=True):
-        text = text[:begin] + fixes[key].encode() + text[end:]
-    return text.decode(), sorted({key for _, _, key in edits})
-
-
-def literal_clicks(program: str) -> set[tuple[str, str]]:
-    """The ``(tag, text)`` of every ``click`` of literal arguments in ``program`` (none when it does not parse)."""
-    try:
-        tree = ast.parse(program)
-    except _UNPARSABLE:
-        return set()
-    return {key for node in ast.walk(tree) if isinstance(node, ast.Call) and (key := _literal_click(node))}
+    for begin, end, call in sorted(edits, reverse=True):
+        text = text[:begin] + call.encode() + text[end:]
+    return text.decode(), dict(sorted(used.items()))
 
 
 def _literal_click(node: ast.Call) -> tuple[str, str] | None:

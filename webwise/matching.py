@@ -41,7 +41,7 @@ from typing import Callable, Sequence
 
 import regex
 
-from webwise.dom import FLAGS, TYPABLE, Element, collapse
+from webwise.dom import ELIDED, FLAGS, TYPABLE, Element, collapse
 
 
 class NoMatch(LookupError):
@@ -218,8 +218,9 @@ def _meant(elements: Sequence[Element], found: Element, tag: str, text: str) -> 
 _ENDS = regex.compile(r"^[\p{P}\p{S}\s]+|[\p{P}\p{S}\s]+$")
 #: An ellipsis ending a text: ``...``, ``..`` or ``…``.
 _ELLIPSIS = regex.compile(r"\s*(?:\.{2,}|…)$")
-#: An ellipsis between two parts of a text, where the page text cuts a long one's middle.
-ELLIPSIS_WITHIN = regex.compile(r"^(.*?\S)\s*(?:\.{3,}|…)\s*(\S.*)$")
+#: An ellipsis between two parts of a text, where the page text cuts a long one's middle: the
+#: page text's own marker (:data:`webwise.dom.ELIDED`), or the ellipses a model writes for it.
+ELLIPSIS_WITHIN = regex.compile(rf"^(.*?\S)\s*(?:{regex.escape(ELIDED.strip())}|\.{{3,}}|…)\s*(\S.*)$")
 
 
 def _bare(text: str) -> str:

@@ -108,15 +108,14 @@ def _make_local(arg: str) -> ChatModel:
     # Imported here, like the backends: were the package's import to load model_assets, running
     # it as `python -m webwise.model_assets` (setup, the README) would print runpy's warning.
     from webwise import model_assets
-    from webwise.llm.local import LocalModel, Tuning, check_env
+    from webwise.llm.local import LocalModel, check_env
 
     check_env()  # every WEBWISE_LOCAL_* setting, before a model file is looked for or loaded
-    tuning = Tuning.from_env()
     size = arg or model_assets.DEFAULT_LOCAL
     if size in model_assets.MODELS:
-        return LocalModel(model_assets.require_model(size), f"local:{size}", tuning=tuning)
+        return LocalModel(model_assets.require_model(size), f"local:{size}")
     path = _model_file(arg)
-    return LocalModel(path, f"local:{path}", tuning=tuning)
+    return LocalModel(path, f"local:{path}")
 
 
 def _model_file(arg: str) -> Path:
