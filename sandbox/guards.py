@@ -109,9 +109,8 @@ def guarded_getattr(obj: Any, name: str, default: Any = _MISSING) -> Any:
         isinstance(target, types.GeneratorType) and name not in _GENERATOR_METHODS
     ):
         raise AttributeError(f"access to attributes of {type(target).__name__} objects is not allowed")
-    if (name == "obj" and isinstance(target, BaseException)) or (
-        name == "mro" and isinstance(target, type)
-    ):
+    exception = isinstance(target, BaseException) or (isinstance(target, type) and issubclass(target, BaseException))
+    if (name == "obj" and exception) or (name == "mro" and isinstance(target, type)):  # the class's obj is its descriptor
         raise AttributeError(f"access to attribute '{name}' is not allowed")
     if isinstance(target, str) and name in ("format", "format_map"):
         return _bound(safe_format if name == "format" else safe_format_map, target)

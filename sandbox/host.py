@@ -57,7 +57,7 @@ def _call_problem(message: dict[str, Any], allowed: set[str]) -> str | None:
         protocol.check_plain(message)
     except protocol.NotPlainData as exc:
         return f"malformed action call ({exc})"
-    return None
+    return None if type(message.get("output")) is str else "malformed action call"
 
 
 @dataclass
@@ -69,6 +69,7 @@ class _Run:
     child: dict[str, Any] | None = None
     exit: dict[str, Any] | None = None
     breach: str | None = None         # the child broke the protocol
+    output: str = ""                  # printed before the last call: kept if no result comes
 
 
 def _kill_group(process: subprocess.Popen[bytes], control: socket.socket) -> None:
@@ -236,6 +237,7 @@ class Sandbox:
             self._kill_child(state, f"sandbox protocol error: {problem}")
             return
         name, args, kwargs = message["name"], message["args"], message["kwargs"]
+        state.output = message["output"]
         if state.actions >= self.limits.max_actions:
             state.ended = "abort"
             reply: dict[str, Any] = {"end": True}
@@ -281,7 +283,7 @@ class Sandbox:
 
     def _result(self, state: _Run, seconds: float) -> RunResult:
         child = state.child or {}
-        output = child.get("output")
+        output = child.get("output") if state.child is not None else state.output  # killed: what it sent last
         output = output[: self.limits.output_chars + 40] if type(output) is str else ""
         exit_ = state.exit or {}
         limits = self.limits

@@ -111,7 +111,9 @@ def compile_program(code: str) -> types.CodeType:
     except SyntaxError as exc:
         raise ProgramError(one_line(f"SyntaxError: {exc.msg} (line {exc.lineno})")) from None
     except (ValueError, RecursionError, MemoryError) as exc:
-        raise ProgramError(one_line(f"SyntaxError: program cannot be compiled ({exc})")) from None
+        # The parser's own stack overflowing raises a MemoryError with no text.
+        why = str(exc) or "it is nested too deeply"
+        raise ProgramError(one_line(f"SyntaxError: program cannot be compiled ({why})")) from None
     if result.errors:
         match = _RP_ERROR.match(result.errors[0])
         text = f"{match.group(2)} (line {match.group(1)})" if match else result.errors[0]

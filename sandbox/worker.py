@@ -10,13 +10,15 @@ ended. The child talks to the host over its own socket, passed in with each requ
 
 from __future__ import annotations
 
+import collections
+import datetime
 import gc
 import os
 import select
 import signal
 import socket
 import sys
-from typing import Any, NoReturn
+from typing import Any, Iterable, NoReturn
 
 from sandbox import confine, guards, policy, protocol
 from sandbox.api import Limits
@@ -58,15 +60,17 @@ class _Program:
     def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         """Forward one action to the host as plain data and apply its reply."""
         try:
-            message = protocol.encode({"op": "call", "name": name, "args": list(args),
-                                       "kwargs": kwargs}, limit=self.limits.message_bytes)
+            message = protocol.encode({"op": "call", "name": name, "args": list(args), "kwargs": kwargs,
+                                       "output": self.printer()}, limit=self.limits.message_bytes)
         except protocol.NotPlainData as exc:
             raise TypeError(f"{name}() arguments must be plain data ({exc})") from None
         except protocol.ProtocolError as exc:
             raise ValueError(f"{name}() arguments are too large ({exc})") from None
         _reserve_stack(_ROUND_TRIP_FRAMES)
         _stop_finalizers()  # the reply may end the program
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGXCPU})  # no result frame inside a call's
         reply = self.exchange(message)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGXCPU})
         if reply.get("end"):
             self.finish(True, None)
         gc.enable()  # the program runs on, and so may its finalizers
@@ -93,6 +97,11 @@ class _Program:
             pass
         os._exit(protocol.CHANNEL_BROKEN)
 
+    def out_of_cpu(self, signum: int, frame: object) -> NoReturn:
+        """The soft CPU limit's signal: report, with the output so far, before the hard limit
+        kills the child a second later (its default action would end it with nothing said)."""
+        self.finish(False, f"TimeoutError: program exceeded {self.limits.cpu_seconds:g} s CPU time")
+
     def action(self, name: str) -> Any:
         def action(*args: Any, **kwargs: Any) -> Any:
             return self.call(name, args, kwargs)
@@ -108,6 +117,7 @@ class _Program:
         self.globals.update(data)
         self.globals.update(guards.expose(functions, self.action))
         sys.setrecursionlimit(self.limits.recursion_limit + _OUR_FRAMES)
+        signal.signal(signal.SIGXCPU, self.out_of_cpu)
         try:
             exec(compiled, self.globals)
         except BaseException as exc:  # the program's own failure, whatever it raised
@@ -178,8 +188,30 @@ def describe(exc: BaseException, limits: Limits) -> str:
     return policy.one_line(f"{name}: {text}" if text else name)
 
 
-#: Values an exception's message may be built from: ``str()`` of them runs no program code.
-_PLAIN_ARGS = (str, bytes, int, float, bool, type(None))
+#: Values an exception's message may be built from: ``str()`` and ``repr()`` of them run no
+#: program code (exact types only: a subclass may define its own ``__repr__``).
+_PLAIN_ARGS = frozenset({str, bytes, int, float, bool, type(None), datetime.date, datetime.datetime,
+                         datetime.time, datetime.timedelta})
+#: Containers of plain values a message may show (a tuple key, a list of names), and how many
+#: values in all are looked at before a message counts as too large to build.
+_PLAIN_CONTAINERS = frozenset({tuple, list, frozenset, set, dict})
+_PLAIN_VALUES = 1000
+
+
+def _plain(values: Iterable[Any]) -> bool:
+    """Whether ``values`` and everything in them are plain, looking at no more than
+    :data:`_PLAIN_VALUES` of them (breadth first, so nesting costs no stack)."""
+    queue, seen = collections.deque(values), 0
+    while queue:
+        value, seen = queue.popleft(), seen + 1
+        if seen > _PLAIN_VALUES:
+            return False
+        kind = type(value)
+        if kind in _PLAIN_CONTAINERS:
+            queue.extend(dict.items(value) if kind is dict else value)
+        elif kind not in _PLAIN_ARGS:
+            return False
+    return True
 
 
 def _message(exc: BaseException) -> str:
@@ -188,8 +220,7 @@ def _message(exc: BaseException) -> str:
     the program's may define ``args`` as a property) and must be plain values, and the text is
     made by the nearest built-in class's ``__str__``, not one the program's class inherits."""
     args = BaseException.args.__get__(exc)
-    if not all(type(arg) in _PLAIN_ARGS or (type(arg) is tuple and all(type(a) in _PLAIN_ARGS for a in arg))
-               for arg in args):
+    if not _plain(args):
         return ""
     builtin = next(kind for kind in type(exc).__mro__ if kind.__module__ == "builtins")
     try:

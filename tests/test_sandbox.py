@@ -190,6 +190,10 @@ ONLY_MODULES = "the modules are re, math, json, datetime, string, itertools, col
     ("raise ValueError('a\\nb')", "ValueError: a b"),
     ("b'\\xff'.decode()", "UnicodeDecodeError: 'utf-8' codec can't decode byte 0xff in position 0: invalid start byte"),
     ("{}[('a', 1)]", "KeyError: ('a', 1)"),
+    ("{}[(1, (2, 3))]", "KeyError: (1, (2, 3))"),  # plain data nested: still shown
+    ("{}[datetime.date(2020, 1, 2)]", "KeyError: datetime.date(2020, 1, 2)"),
+    ("raise ValueError(['need', {'a': 1}])", "ValueError: ['need', {'a': 1}]"),
+    ("x = []\nx.append(x)\nraise ValueError(x)", "ValueError"),  # a cycle is not looked at forever
     ("click('button', lambda: 1)", "TypeError: click() arguments must be plain data (value of type function)"),
     ("click('button', {1: 'x'})", "TypeError: click() arguments must be plain data (dict key of type int)"),
     ("click('button', float('nan'))", "TypeError: click() arguments must be plain data (non-finite float)"),
@@ -206,6 +210,7 @@ def test_check_compiles_without_running():
     assert check("__import__('os')").startswith("PolicyError: ")
     assert check("x = " + "(" * 300 + ")" * 300).startswith("SyntaxError: ")
     assert check("a\0b").startswith("SyntaxError: ")
+    assert check("x = " + "not " * 200_000 + "a") == "SyntaxError: program cannot be compiled (it is nested too deeply)"
 
 
 def test_program_cannot_change_host_data(box: Sandbox):
@@ -226,10 +231,11 @@ def test_output_is_capped(box: Sandbox):
     assert len(result.output) <= 200 + len("\n[output truncated]")
 
 
-def test_cpu_limit():
+def test_cpu_limit_keeps_what_the_program_printed():
+    """A runaway loop is how a model's program most often ends; its prints say how far it got."""
     with Sandbox(Limits(wall_seconds=30, cpu_seconds=1)) as sandbox:  # wall is slack on a busy machine
-        result = sandbox.run("while True:\n    pass", data={}, functions=[], handler=Recorder())
-    assert result.error == "TimeoutError: program exceeded 1 s CPU time"
+        result = sandbox.run("print('looking')\nwhile True:\n    pass", data={}, functions=[], handler=Recorder())
+    assert (result.error, result.output) == ("TimeoutError: program exceeded 1 s CPU time", "looking\n")
 
 
 @pytest.mark.parametrize("code, error", [
@@ -295,8 +301,10 @@ def test_wall_clock_kill_and_recovery():
         return ActionReply()
 
     with Sandbox(Limits(wall_seconds=0.5)) as sandbox:
-        result = sandbox.run("while True:\n    click('a', 'b')", data={}, functions=["click"], handler=slow)
+        result = sandbox.run("n = 0\nwhile True:\n    n += 1\n    print('click', n)\n    click('a', 'b')",
+                             data={}, functions=["click"], handler=slow)
         assert result.error == "TimeoutError: program exceeded 0.5 s wall time"
+        assert result.output.startswith("click 1\nclick 2\n")  # printed before the kill, sent with each call
         assert 0.5 <= result.seconds < 3
         assert sandbox.run("print(1)", data={}, functions=[], handler=slow).output == "1\n"
 

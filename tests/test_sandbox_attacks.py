@@ -294,7 +294,7 @@ ESCAPED_BOOT = (
     "from attacks.escaped_worker import main; main(int(sys.argv[2]))"
 )
 TOO_DEEP = "[" * (protocol.MAX_DEPTH + 8) + "]" * (protocol.MAX_DEPTH + 8)
-VALID_CALL = '{"op":"call","name":"click","args":["button","Cancel"],"kwargs":{}}'
+VALID_CALL = '{"op":"call","name":"click","args":["button","Cancel"],"kwargs":{},"output":""}'
 MALFORMED = "sandbox protocol error: malformed action call"
 
 
@@ -323,8 +323,9 @@ def _send_raw(box: Sandbox, body: str, handler: Callable[[str, list, dict], Acti
     ('{"op":"call","name":"click","args":["button",1e999],"kwargs":{}}', f"{MALFORMED} (non-finite float)"),
     ('{"op":"call","name":"click","args":[],"kwargs":{1:"x"}}',  # JSON keys are strings: not even decoded
      "sandbox protocol error: malformed message: JSONDecodeError"),
+    ('{"op":"call","name":"click","args":["button","Cancel"],"kwargs":{},"output":["x"]}', MALFORMED),
 ], ids=["unknown_name", "name_not_str", "args_not_list", "kwargs_not_dict", "too_deep", "infinity",
-        "non_str_key"])
+        "non_str_key", "output_not_str"])
 def test_host_refuses_forged_action_calls(body: str, error: str, escaped: Sandbox):
     """A child's encoder never sends these, but a child that escaped the policy writes any frame:
     only the host's own check keeps them from the handler, and a bad call ends the run in one line."""

@@ -87,6 +87,9 @@ PROXY_ATTACKS = {
     "method_mro": CLASSMETHOD_OF.format("dict") + "print(C.m.mro())",
     "method_of_generic_alias_mro": CLASSMETHOD_OF.format("list[int]") + "print(C.m.mro())",
     "method_exception_obj": ERROR_OBJ + CLASSMETHOD_OF.format("err") + "print(C.m.obj)",
+    # the class's ``obj`` is the descriptor that reads any AttributeError's target
+    "exception_class_obj": "class E(AttributeError):\n    grab = AttributeError.obj\n"
+    "print(E('x', name='n', obj=click).grab)",
 }
 
 
