@@ -598,8 +598,16 @@ def test_a_results_file_rewritten_keeps_a_program_s_lone_surrogate(tmp_path: Pat
 
 
 @pytest.mark.parametrize(("change", "problem"), [
-    ({"seed": math.inf}, "seed or max_trials is not a whole number"),
+    ({"seed": math.inf}, "seed or max_trials is not a whole number in range"),
+    ({"seed": -5}, "seed or max_trials is not a whole number in range"),
+    ({"max_trials": 0}, "seed or max_trials is not a whole number in range"),
     ({"task": ["click-button"]}, "task is not a text"),
+    ({"task": ""}, "task is not a text"),
+    ({"method": "magic"}, "method or examples is not one a bench runs"),
+    ({"examples": "many"}, "method or examples is not one a bench runs"),
+    ({"guards": "no"}, "success or guards is not true or false"),  # was read as guards on
+    ({"success": "yes"}, "success or guards is not true or false"),  # was counted as solved
+    ({"steps": -3}, "steps is below 0"),
     ({"steps": "3"}, "steps is not a number"),
     ({"trace": "x"}, "trace is not a list of objects"),
     ({"trials": [{"raw_reward": None}]}, "a trial's raw_reward is not a number"),

@@ -332,7 +332,8 @@ def test_a_bad_llm_spec_creates_nothing(tmp_path: Path, capsys: pytest.CaptureFi
         assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("url", ["notaurl", "ftp://example.org/v1", "http://"])
+@pytest.mark.parametrize("url", ["notaurl", "ftp://example.org/v1", "http://", "http://a b/v1", "http://a\x01b/v1",
+                                 "http://127.0.0.1:9/v1\nx"])
 def test_an_endpoint_url_that_is_no_url_is_bad_input(url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     """Not half a minute of retried 'connection' failures: one line, exit 2, nothing created."""
@@ -343,3 +344,16 @@ def test_an_endpoint_url_that_is_no_url_is_bad_input(url: str, tmp_path: Path, m
         assert capsys.readouterr().err == (f"webwise: error: OPENAI_BASE_URL must be an http:// or https:// URL "
                                            f"with a host, not {url!r}\n")
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("spec, error", [
+    ("replay:~nosuchuser/x.json", "replay file: no home folder for '~nosuchuser'"),
+    ("local:~nosuchuser/x.gguf", "--llm local:~nosuchuser/x.gguf: no home folder for '~nosuchuser'"),
+    ("replay:/dev/zero", "replay file /dev/zero holds more than 256 MiB"),  # not read until memory runs out
+])
+def test_a_model_path_that_cannot_be_read_is_one_line(spec: str, error: str, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (["solve", "--task", "click-button"], ["bench", "--tasks", "click-button", "--out", str(tmp_path / "o")]):
+        assert main([*argv, "--llm", spec]) == 2
+        assert capsys.readouterr().err == f"webwise: error: {error}\n"
+    assert not (tmp_path / "o").exists()

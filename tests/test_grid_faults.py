@@ -77,7 +77,7 @@ def test_a_grid_runs_as_many_browsers_as_it_was_given(grid: Grid) -> None:
 
 
 @pytest.mark.parametrize("url", ["not a url", "ftp://grid:4444", "127.0.0.1:4444", "http://", "closed port",
-                                 "a web server that is no Grid"])
+                                 "a web server that is no Grid", "http://a b/", "http://127.0.0.1:9/\nx"])
 def test_a_url_that_is_no_grid_is_one_line(url: str) -> None:
     pages = PageServer(html_root())
     try:
@@ -86,7 +86,7 @@ def test_a_url_that_is_no_grid_is_one_line(url: str) -> None:
             browsers(url, timeout=5)
     finally:
         pages.close()
-    assert "\n" not in str(caught.value) and url in str(caught.value)
+    assert "\n" not in str(caught.value) and (url in str(caught.value) or repr(url) in str(caught.value))
 
 
 def test_a_grid_is_not_started_on_a_taken_port() -> None:

@@ -70,9 +70,11 @@ def web_url(name: str, value: object) -> str:
     """``value`` when it is an ``http://`` or ``https://`` URL with a host (and a port, if any, from
     0 to 65535). Anything else (``notaurl``, ``127.0.0.1:4444``) would be sent on and fail only as a
     connection that cannot be made, after retries, or with a library's warning or traceback
-    (``http://[::1``, ``http://host:abc``, a host no resolver can encode)."""
+    (``http://[::1``, ``http://host:abc``, a host no resolver can encode). A space or a control
+    character anywhere is refused too: the HTTP clients raise their own error for it at the
+    first request (``http.client.InvalidURL``), which no caller expects."""
     problem = f"{name} must be an http:// or https:// URL with a host, not {value!r}"
-    if not isinstance(value, str):
+    if not isinstance(value, str) or any(char.isspace() or not char.isprintable() for char in value):
         raise ConfigError(problem)
     try:
         parts = urlsplit(value)
@@ -116,6 +118,15 @@ def as_path(name: str, value: object) -> Path:
     if not isinstance(value, (str, os.PathLike)):
         raise ConfigError(f"{name} must be a path, not {type(value).__name__}")
     return Path(value)
+
+
+def expanded(name: str, path: Path) -> Path:
+    """``path`` with a leading ``~`` or ``~user`` made the home folder it names; a one-line
+    :class:`ConfigError` when there is none (``pathlib`` raises a bare RuntimeError)."""
+    try:
+        return path.expanduser()
+    except RuntimeError:
+        raise ConfigError(f"{name}: no home folder for {str(path).split('/', 1)[0]!r}") from None
 
 
 def folder(name: str, value: object) -> Path | None:

@@ -45,7 +45,7 @@ from typing import Any, Callable, Iterator, Sequence, TextIO
 from selenium.common.exceptions import WebDriverException
 
 from webwise import grid, tables
-from webwise.agent import Settings, check_method, load_examples
+from webwise.agent import EXAMPLE_MODES, Settings, check_method, load_examples
 from webwise.arguments import flag, grid_url, some, whole, writable_folder
 from webwise.arguments import page_host as check_page_host  # a parameter of Pool is named page_host
 from webwise.atomic import open_own, replace_file
@@ -55,6 +55,7 @@ from webwise.errors import ConfigError, Interrupted, WebwiseError
 from webwise.llm import ChatModel, ChatReply, ChatRequest, check_spec, make_llm
 from webwise.llm.base import one_line
 from webwise.pages import PageServer
+from webwise.prompts import METHODS
 from webwise.provenance import code_of, code_version
 from webwise.tasks import check_task, html_root
 from webwise.untrusted import json_text
@@ -148,6 +149,8 @@ def record_key(record: dict[str, Any]) -> Key:
 #: has another type would stop the tables halfway with a traceback.
 _NUMBERS = ("steps", "llm_calls", "prompt_tokens", "completion_tokens", "context_overflows", "seconds",
             "reward", "raw_reward")
+#: Those of them that count or time something, so are never below 0 (a reward may be).
+_COUNTS = _NUMBERS[:6]
 _OBJECT_LISTS = ("trials", "trace", "calls", "examples_shown")
 _CALL_NUMBERS = ("seconds", "prompt_tokens", "completion_tokens", "cached_tokens", "prompt_ms", "generate_ms",
                  "draft_tokens", "draft_accepted", "past_block")
@@ -165,12 +168,18 @@ def _shape_problem(record: Any) -> str | None:
     """What in ``record`` is not as a bench writes it, or None."""
     if type(record) is not dict:
         return "not a JSON object"
-    for name in ("task", "method", "examples", "llm"):
-        if type(record.get(name)) is not str:
+    for name in ("task", "llm"):
+        if type(record.get(name)) is not str or not record[name]:
             return f"{name} is not a text"
-    if type(record.get("seed")) is not int or type(record.get("max_trials", 1)) is not int:
-        return "seed or max_trials is not a whole number"
+    if record.get("method") not in METHODS or record.get("examples") not in EXAMPLE_MODES:
+        return "method or examples is not one a bench runs"
+    seed, trials = record.get("seed"), record.get("max_trials", 1)
+    if type(seed) is not int or type(trials) is not int or seed < 0 or trials < 1:
+        return "seed or max_trials is not a whole number in range"
+    if not all(type(record.get(name, True)) is bool for name in ("success", "guards", "success_first_trial")):
+        return "success or guards is not true or false"
     problem = next((f"{name} is not a number" for name in _NUMBERS if not _number(record.get(name))), None)
+    problem = problem or next((f"{name} is below 0" for name in _COUNTS if (record.get(name) or 0) < 0), None)
     problem = problem or next((f"{name} is not a list of objects" for name in _OBJECT_LISTS
                                if not _object_list(record.get(name))), None)
     if problem:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from webwise.arguments import expanded
 from webwise.atomic import writable_directory
 from webwise.errors import ConfigError
 from webwise.llm.base import ChatModel, ChatReply, ChatRequest, Message
@@ -126,7 +127,7 @@ def _model_file(arg: str) -> Path:
     if not arg.lower().endswith(".gguf"):
         raise ConfigError(f"--llm local:{arg}: expected one of {', '.join(model_assets.MODELS)} "
                           "or a path ending in .gguf")
-    path = Path(arg).expanduser()
+    path = expanded(f"--llm local:{arg}", Path(arg))
     try:
         found = path.is_file()
     except OSError as exc:

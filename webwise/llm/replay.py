@@ -13,6 +13,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from webwise.arguments import expanded
 from webwise.errors import ConfigError, RepliesExhausted
 from webwise.llm.base import ChatReply, ChatRequest, estimate_tokens
 
@@ -28,7 +29,7 @@ def load_replies(path: Path) -> Replies:
     """Read and validate a replay file; every problem is a one-line :class:`ConfigError`
     naming the file. A pipe read before gives what it held then."""
     global _last_pipe
-    path = path.expanduser()
+    path = expanded("replay file", path)
     try:
         pipe = _pipe(path)
         if pipe is not None and _last_pipe is not None and _last_pipe[0] == pipe:
@@ -54,12 +55,20 @@ def _pipe(path: Path) -> tuple[int, int] | None:
     return None if stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode) else (info.st_dev, info.st_ino)
 
 
+#: The most a replay file may hold: ``replay:/dev/zero`` would otherwise be read until memory ran out.
+MAX_REPLAY_BYTES = 256 << 20
+
+
 def _text(path: Path) -> str:
     """The file's text. A UTF-8 byte order mark, which some Windows editors write, is skipped
     (JSON lets a reader skip it); the bytes are let go before the text is parsed, so a large
     file is not held twice."""
     try:
-        return path.read_bytes().decode("utf-8-sig")
+        with path.open("rb") as file:
+            data = file.read(MAX_REPLAY_BYTES + 1)
+        if len(data) > MAX_REPLAY_BYTES:
+            raise ConfigError(f"replay file {path} holds more than {MAX_REPLAY_BYTES >> 20} MiB")
+        return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"replay file {path} is not UTF-8 text: byte 0x{exc.object[exc.start]:02x} "
                           f"at offset {exc.start}") from None
@@ -131,8 +140,9 @@ class ReplayModel:
         must not depend on how the path was spelled (``a.json``, ``./a.json``, a symlink).
         A pipe keeps its own name (``/dev/fd/63``): it resolves to a new ``pipe:[inode]`` each run."""
         replies = load_replies(path)
-        resolved = path.expanduser().resolve()
-        return cls(replies, f"replay:{resolved if resolved.exists() else path.expanduser().absolute()}")
+        path = expanded("replay file", path)
+        resolved = path.resolve()
+        return cls(replies, f"replay:{resolved if resolved.exists() else path.absolute()}")
 
     def complete(self, request: ChatRequest) -> ChatReply:
         replies = self.replies.get(request.task, self.replies.get("*"))
