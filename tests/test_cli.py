@@ -357,3 +357,26 @@ def test_a_model_path_that_cannot_be_read_is_one_line(spec: str, error: str, tmp
         assert main([*argv, "--llm", spec]) == 2
         assert capsys.readouterr().err == f"webwise: error: {error}\n"
     assert not (tmp_path / "o").exists()
+
+
+def test_a_stored_instruction_with_a_tab_or_line_break_stays_one_row(tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """`store list` prints one tab-separated row per example, whatever a store's texts hold."""
+    page = [{"ref": 4, "tag": "button", "text": "Ok", "id": "", "classes": "", "value": "", "clicked": False,
+             "modified": False}]
+    (tmp_path / "click-button.json").write_text(json.dumps([{
+        "instruction": "Click\tthe\nOk button.", "steps": [{"observation": page, "program": "click('button', 'Ok')"}],
+        "provenance": {"llm": "m", "method": "webwise", "seed": 3, "reward": 1.0, "seconds": 1.0,
+                       "harvested_at": "2026-11-24T10:00:00+00:00", "check_seeds": [7]}}]))
+    assert main(["store", "list", "--store", str(tmp_path)]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert rows[1].split("\t") == ["click-button", "1", "1", "m", "-", "2026-11-24", "7", "Click\\tthe\\nOk button."]
+    assert len(rows) == 3
+
+
+def test_an_empty_browser_variable_is_unset() -> None:
+    """`WEBWISE_CHROMIUM= webwise ...` (a variable cleared in a script) uses the default browser."""
+    code = "from webwise import browser; print(browser.CHROMIUM, browser.CHROMEDRIVER)"
+    env = {**os.environ, "WEBWISE_CHROMIUM": "", "WEBWISE_CHROMEDRIVER": ""}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
+    assert out == "/usr/bin/chromium /usr/bin/chromedriver\n"

@@ -31,8 +31,8 @@ from selenium.webdriver.chrome.service import Service
 
 from webwise.errors import ConfigError
 
-CHROMIUM = os.environ.get("WEBWISE_CHROMIUM", "/usr/bin/chromium")
-CHROMEDRIVER = os.environ.get("WEBWISE_CHROMEDRIVER", "/usr/bin/chromedriver")
+CHROMIUM = os.environ.get("WEBWISE_CHROMIUM") or "/usr/bin/chromium"  # empty is unset, as for WEBWISE_LLM_*
+CHROMEDRIVER = os.environ.get("WEBWISE_CHROMEDRIVER") or "/usr/bin/chromedriver"
 
 _FLAGS = (
     "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",

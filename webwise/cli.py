@@ -39,6 +39,12 @@ def error_line(message: str) -> str:
     return shown(message).replace("\n", "\\n")
 
 
+def tab_row(*cells: object) -> str:
+    """One line of tab-separated cells, each :func:`shown` with its own tabs and line breaks
+    written as ``\\t`` and ``\\n``: a stored instruction or a refusal's reason cannot split a row."""
+    return "\t".join(shown(str(cell)).replace("\t", "\\t").replace("\n", "\\n") for cell in cells)
+
+
 T = TypeVar("T")
 
 
@@ -362,8 +368,8 @@ def _harvest(args: argparse.Namespace) -> int:
     print("task\tepisodes\tsolved\tcandidates\tkept\tgeneralised\tduplicates\trefused\tstored\twhy refused")
     for r in run.reports:
         why = r.reasons[0] + (f" (+{len(r.reasons) - 1} more)" if len(r.reasons) > 1 else "") if r.reasons else ""
-        print(shown(f"{r.task}\t{r.episodes}\t{r.solved}\t{r.candidates}\t{r.kept}\t{r.generalised}\t"
-                    f"{r.duplicates}\t{r.refused}\t{r.stored}\t{why}"))
+        print(tab_row(r.task, r.episodes, r.solved, r.candidates, r.kept, r.generalised, r.duplicates, r.refused,
+                      r.stored, why))
     with_example = sum(r.stored > 0 for r in run.reports)
     refused = sum(r.refused for r in run.reports)
     print(f"{with_example} of {len(run.reports)} tasks have an example; the check refused {refused} candidate(s)",
@@ -382,15 +388,14 @@ def _store(args: argparse.Namespace) -> int:
         print("task\tnumber\tsteps\tllm\tcode\tdate\tseeds_verified\tinstruction")
         for row in rows:
             seeds = ",".join(map(str, row.seeds)) or "-"
-            print(shown(f"{row.task}\t{row.number}\t{row.steps}\t{row.llm}\t{row.code}\t{row.date}\t{seeds}\t"
-                        f"{row.instruction}"))
+            print(tab_row(row.task, row.number, row.steps, row.llm, row.code, row.date, seeds, row.instruction))
         print(store.coverage(args.store))
     elif args.store_command == "show":
         picked = store.pick(args.task, args.number, args.store)
         print(shown("\n\n".join(render_example(as_shown(e, args.task), "webwise") for e in picked)))
     else:
         removed = store.remove(args.task, args.number, store.writable(args.store, "store remove"))
-        print(shown(f"removed {args.task} example {args.number}: {removed.get('instruction', '')}"))
+        print(error_line(f"removed {args.task} example {args.number}: {removed.get('instruction', '')}"))
     return 0
 
 
