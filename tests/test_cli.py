@@ -380,3 +380,23 @@ def test_an_empty_browser_variable_is_unset() -> None:
     env = {**os.environ, "WEBWISE_CHROMIUM": "", "WEBWISE_CHROMEDRIVER": ""}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
     assert out == "/usr/bin/chromium /usr/bin/chromedriver\n"
+
+
+@pytest.mark.parametrize(("variable", "value", "error"), [
+    ("WEBWISE_LLM_TIMEOUT", "1e12", "WEBWISE_LLM_TIMEOUT must be a number above 0, up to 1000000, not '1e12'"),
+    ("WEBWISE_LLM_DEADLINE", "2000000", "WEBWISE_LLM_DEADLINE must be a number above 0, up to 1000000, not '2000000'"),
+    ("WEBWISE_LLM_RETRIES", "1_0", "WEBWISE_LLM_RETRIES must be a whole number from 0 to 100, not '1_0'"),
+    ("WEBWISE_LLM_RETRIES", "\uff11", "WEBWISE_LLM_RETRIES must be a whole number from 0 to 100, not '\uff11'"),
+    ("WEBWISE_LLM_BACKOFF", " 1 ", "WEBWISE_LLM_BACKOFF must be a number from 0 to 1000000, not ' 1 '"),
+    ("OPENAI_API_KEY", "cl\u00e9", "OPENAI_API_KEY holds a space or a character an HTTP header cannot carry"),
+])
+def test_a_model_setting_no_call_could_use_is_refused_up_front(variable: str, value: str, error: str, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """A 1e12 s timeout overflowed the socket clock and a non-ASCII key the HTTP header: every call
+    then failed, counted as the agent's failure or the endpoint's, not the setting's."""
+    monkeypatch.setenv(variable, value)
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    assert main(["bench", "--tasks", "click-button", "--out", str(tmp_path / "o"), "--llm", "openai:m"]) == 2
+    assert capsys.readouterr().err == f"webwise: error: {error}\n"
+    assert not (tmp_path / "o").exists()

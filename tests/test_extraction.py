@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from webwise.extraction import ExtractionError, extract_program, rewrite_clicks
+from webwise.extraction import ExtractionError, chars_past_block, extract_program, rewrite_clicks
 
 FENCED_WITH_PROSE = """Sure! To complete the task I will click the button.
 
@@ -178,6 +178,90 @@ def test_refuses_with_one_line(reply: str, message: str) -> None:
     with pytest.raises(ExtractionError, match=re.escape(message)) as info:
         extract_program(reply)
     assert "\n" not in str(info.value)
+
+
+SUBMIT_BOB = "click('input_text', 'name')\nenter_text('Bob')\nclick('button', 'Submit')"
+COMMENTED = "click('input_text', 'name')  # no </think> needed\nenter_text('Bob')\nclick('button', 'Submit')"
+
+
+@pytest.mark.parametrize(
+    ("reply", "program"),
+    [
+        (f"```python\n{COMMENTED}\n```", COMMENTED),
+        ("```python\nenter_text('</think>')\nclick('button', 'Submit')\n```",
+         "enter_text('</think>')\nclick('button', 'Submit')"),
+        (f"```python\n{SUBMIT_BOB}\n```\nNote: ignore </think> above ```python\nprint(1)\n```", SUBMIT_BOB),
+        (f" \n<think>\nThe name first.\n```python\nclick('button', 'Submit')\n```\n</think>\n```python\n"
+         f"{SUBMIT_BOB}  # </think>\n```",
+         f"{SUBMIT_BOB}  # </think>"),
+        (f"The form has a name field.\n```python\nclick('button', 'Submit')\n```\nNo, the name first.\n</think>\n\n"
+         f"```python\n{SUBMIT_BOB}\n```", SUBMIT_BOB),
+    ],
+    ids=["in-a-comment", "in-a-string", "in-prose-after", "after-the-opening-block", "opened-by-the-template"],
+)
+def test_only_the_think_block_a_reply_opens_with_is_skipped(reply: str, program: str) -> None:
+    """A ``</think>`` elsewhere is text: taken for the block's end, it cut the program at a
+    comment or string, or skipped the answer for a later block that calls no action."""
+    assert extract_program(reply) == program
+
+
+@pytest.mark.parametrize("reply", [
+    "```python\n# </think>\nclick('a', 'b')\n```\nextra",
+    "<think>\n```python\nx = 1\n```\n</think>\n```python\nclick('a', 'b')  # </think>\n```\nextra",
+], ids=["in-the-code", "after-the-opening-block"])
+def test_chars_past_block_skips_only_the_opening_think_block(reply: str) -> None:
+    assert chars_past_block(reply) == len("\nextra")
+
+
+@pytest.mark.parametrize(
+    ("reply", "message"),
+    [
+        ("```python\nclick('input_text', 'name')\nenter_text('Jos\udce9')\nclick('button', 'Submit')\n```",
+         "its code block holds a lone surrogate (U+D800-U+DFFF)"),
+        ("```python\nprint('\ud800')\nclick('input_text', 'name')\nenter_text('Bob')\n```",
+         "its code block holds a lone surrogate (U+D800-U+DFFF)"),
+        ("```python\nclick('input_text', 'name')\nenter_text('Jos\udce9')\nclick('button', 'Sub",
+         "its code block holds a lone surrogate (U+D800-U+DFFF)"),
+        ("```python\nclick('input_text', 'name')\nenter_text('Bob\x00')\nclick('button', 'Submit')\n```",
+         "its code block does not parse (source code string cannot contain null bytes);"),
+    ],
+    ids=["surrogate-mid-block", "surrogate-first-line", "surrogate-cut-off-block", "nul-mid-block"],
+)
+def test_a_character_python_refuses_leaves_no_program(reply: str, message: str) -> None:
+    """No cut mends a NUL or a lone surrogate: the lines around it once ran as the program."""
+    with pytest.raises(ExtractionError, match=re.escape(f"no Python code found in the reply: {message}")):
+        extract_program(reply)
+
+
+@pytest.mark.parametrize(
+    ("reply", "program"),
+    [
+        ("```python\nclick('input_text', 'name')\nenter_text('Bob'\nclick('button', 'Sub", "click('input_text', 'name')"),
+        ("```python\nclick('input_text', 'name')\nenter_text('Bob')\nclick('div #wrap') and its text\n```",
+         "click('input_text', 'name')\nenter_text('Bob')"),  # the 1.5B's junk last line, after calls that solve
+    ],
+    ids=["cut-off", "junk-last-line"],
+)
+def test_a_block_is_cut_before_its_broken_line(reply: str, program: str) -> None:
+    """Closed or not: the stop sequence takes a block's closing fence off, so it says little."""
+    assert extract_program(reply) == program
+
+
+def test_unfenced_code_keeps_the_backticks_inside_its_lines() -> None:
+    """Only fences are dropped: the backticks of a string once went with them."""
+    assert extract_program("Type the fence:\nenter_text('```')\nclick('button', 'Submit')") == \
+        "enter_text('```')\nclick('button', 'Submit')"
+    assert extract_program("```python\nclick('a', 'b')```\nThat clicks b.") == "click('a', 'b')"
+    assert extract_program("```click('a', 'b')```") == "click('a', 'b')"
+
+
+@pytest.mark.parametrize("separator", ["\u2028", "\x85", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e"],
+                         ids=["u2028", "nel", "vt", "ff", "fs", "gs", "rs"])
+def test_only_a_newline_ends_a_line(separator: str) -> None:
+    """``splitlines`` also splits on these, inside a string too, and the statement was lost."""
+    program = f"enter_text('a{separator}b')\nclick('button', 'OK')"
+    assert extract_program(f"```python\nHere is the code\n{program}\n```") == program  # prose dropped
+    assert extract_program(f"Do this:\n{program}") == program  # unfenced
 
 
 def test_pasted_copies_of_the_page_are_dropped() -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -216,6 +217,14 @@ def test_only_the_first_max_reply_chars_are_read() -> None:
     with pytest.raises(ExtractionError, match="its first 16000 characters"):
         extract_program(padding + fenced("click('button', 'OK')"))
     assert extract_program(fenced("click('button', 'OK')") + padding) == "click('button', 'OK')"
+
+
+def test_an_error_for_a_cut_reply_says_it_was_cut() -> None:
+    """The action past the cut is lost: "calls no action" alone told the model nothing true."""
+    program = "\n".join(f"x{i} = {i}" for i in range(10_000)) + "\nclick('button', 'OK')"
+    with pytest.raises(ExtractionError, match=re.escape("in the reply (its first 16000 characters), the program "
+                                                        "calls no action")):
+        extract_program(fenced(program))
 
 
 def test_json_text_keeps_every_character_and_shown_writes_them_out() -> None:

@@ -28,8 +28,15 @@ from webwise.matching import described
 # No two runs of spaces in a row (a fence and a long run of spaces then took quadratic time).
 # The closing fence stands at a line's start, which may be the body's own start (an empty block).
 _FENCE = regex.compile(r"```[ \t]*(?:([A-Za-z0-9_+-]+)[ \t]*)?\n(.*?)(?:(?<=\n)[ \t]*```|\Z)", regex.DOTALL)
+#: A fence where unfenced code is read: a line that is one (with its language), or three backticks
+#: glued to a line's start or end (```click('a', 'b')```). Backticks inside a line are the program's.
+_FENCE_MARK = regex.compile(r"^[ \t]*```(?:[ \t]*[A-Za-z0-9_+-]+[ \t]*$)?|```[ \t]*$", regex.MULTILINE)
 #: Reasoning models (DeepSeek-R1, Qwen3, ...) write drafts in a think block before their answer.
-_THINK_END = "</think>"
+_THINK_START, _THINK_END = "<think>", "</think>"
+#: A line that opens or closes a fenced block: an odd number of them before a place puts it inside one.
+_FENCE_LINE = regex.compile(r"^[ \t]*```", regex.MULTILINE)
+#: A ``</think>`` that starts a line, as a think block opened by the chat template ends.
+_THINK_END_LINE = regex.compile(r"^[ \t]*</think>", regex.MULTILINE)
 #: A line that is one inline-code span: `click('button', 'OK')`.
 _INLINE_LINE = regex.compile(r"^[ \t]*`([^`\n]+)`[ \t]*$", regex.MULTILINE)
 _CODE_LANGS = {"", "python", "py", "python3", "py3"}
@@ -68,11 +75,17 @@ def extract_program(reply: str) -> str:
     program = _best_block(read[start:], parser) if start else None
     if program is None:
         program = _best_block(read, parser)
+    # A program cut at the limit may have lost its actions: every error says what was read.
+    cut = f" (its first {MAX_REPLY_CHARS} characters)" if len(reply) > MAX_REPLY_CHARS else ""
     if program is None:
-        cut = f" (its first {MAX_REPLY_CHARS} characters)" if len(reply) > MAX_REPLY_CHARS else ""
-        raise ExtractionError(f"no Python code found in the reply{cut}{_why_not_code(read)}; "
+        raise ExtractionError(f"no Python code found in the reply{cut}{_why_not_code(read[start:])}; "
                               "answer with one ```python code block")
-    return check_program(program)
+    try:
+        return check_program(program)
+    except ExtractionError as exc:
+        if not cut:
+            raise
+        raise ExtractionError(f"in the reply{cut}, {exc}") from None
 
 
 def _readable(reply: str) -> str:
@@ -86,13 +99,26 @@ def _unix_lines(text: str) -> str:
 
 
 def _answer_start(reply: str) -> int:
-    """Where the answer starts: after a reasoning model's think block, else at 0.
+    """Where the answer starts: after the reply's think block, else at 0.
 
     The drafts inside the block are what the model weighed, not what it answered; they are
-    read only when nothing after the block is a program (a reply cut off while thinking).
+    read only when nothing after the block is a program (a reply cut off while thinking, so
+    with no ``</think>``). A reasoning model opens its reply with the block, or, when its chat
+    template wrote the ``<think>`` into the prompt (DeepSeek-R1's), the reply holds only the
+    ``</think>``, at a line's start, outside any code block and before the answer's block. A ``</think>``
+    anywhere else is text (a comment or a string of the program, prose after it), and taking
+    it for the block's end cut the program or skipped it.
     """
-    end = reply.rfind(_THINK_END)
-    return end + len(_THINK_END) if end >= 0 else 0
+    opened = len(reply) - len(reply.lstrip())
+    if reply.startswith(_THINK_START, opened):
+        end = reply.find(_THINK_END, opened + len(_THINK_START))
+        return end + len(_THINK_END) if end >= 0 else 0
+    closing = _THINK_END_LINE.search(reply)
+    if closing is None or _THINK_START in reply[:closing.start()]:
+        return 0
+    if len(_FENCE_LINE.findall(reply, 0, closing.start())) % 2:  # inside a code block: text
+        return 0
+    return closing.end() if _FENCE.search(reply, closing.end()) else 0
 
 
 def _why_not_code(reply: str) -> str:
@@ -134,39 +160,53 @@ class _Parser:
 
 
 def _best_block(reply: str, parser: _Parser) -> str | None:
-    """The first fenced block that parses and calls an action; else bare code lines."""
+    """The first fenced block that parses and calls an action; else the first block mended; else bare code lines.
+
+    A first block that does not parse loses its prose lines, then is cut before the line that
+    still breaks it: the token limit or the agent's stop sequence cut most such blocks, and a
+    closing fence says little (the stop sequence takes it off; a small model writes a junk
+    last line, a pasted API line, inside a closed block, after calls that solve the task).
+    No cut mends a character Python refuses anywhere (a NUL, a lone surrogate), on which the
+    parser names no line: that block gives None, not a piece of it read as bare code, and
+    the error says why.
+    """
     blocks = _code_blocks(reply)
-    parsed: list[tuple[str, ast.Module]] = []
+    parsed: list[str] = []
     for block in blocks:
         tree = parser.parse(block)[0] if block.strip() else None
         if tree is not None:
             if _uses_action(tree):
                 return block
-            parsed.append((block, tree))
+            parsed.append(block)
     if parsed:
-        return parsed[0][0]
-    if blocks:  # a fenced block that does not parse: without its prose, its longest parsable start
-        prefix = _parsable_prefix(_without_prose(blocks[0].splitlines(), parser), parser)
+        return parsed[0]
+    if blocks and blocks[0].strip():
+        lines, tree, line = _without_prose(blocks[0].split("\n"), parser)
+        if tree is not None:
+            return "\n".join(lines).strip("\n")
+        if not line:
+            return None
+        prefix = _parsable_prefix(lines[:line - 1], parser)
         if prefix:
             return prefix[0]
     return _bare_code(reply, parser)
 
 
-def _without_prose(lines: list[str], parser: _Parser) -> list[str]:
-    """``lines`` less the prose lines a parse trips on (``Then type the name:`` between calls).
+def _without_prose(lines: list[str], parser: _Parser) -> tuple[list[str], ast.Module | None, int]:
+    """``lines`` less the prose lines a parse trips on (``Then type the name:`` between calls),
+    with what parsing the rest gave: its tree, or None and the line its error is on.
 
     A line counts as prose when it is not indented and does not start like code or with a
     Python keyword (``else:`` is code, whatever error the parser names on it); the first error
-    on any other line ends the search, and :func:`_parsable_prefix` cuts there.
+    on any other line ends the search.
     """
     lines = list(lines)
-    while parser.left > 0:
+    while True:
         tree, line = parser.parse("\n".join(lines))
         if tree is None and 0 < line <= len(lines) and _is_prose(lines[line - 1]):
             del lines[line - 1]
         else:
-            break
-    return lines
+            return lines, tree, line
 
 
 def _is_prose(line: str) -> bool:
@@ -191,8 +231,9 @@ def _bare_code(reply: str, parser: _Parser) -> str | None:
     """Unfenced code: the longest parsable run of lines starting at a code-looking line.
 
     A start inside a run already found is not tried again: its run is a piece of that one.
+    Only ``\n`` ends a line: a string may hold U+2028 or a form feed, which ``splitlines`` splits on.
     """
-    lines = _INLINE_LINE.sub(r"\1", reply.replace("```", "")).splitlines()
+    lines = _INLINE_LINE.sub(r"\1", _FENCE_MARK.sub("", reply)).split("\n")
     best: str | None = None
     covered = 0
     for start, line in enumerate(lines):

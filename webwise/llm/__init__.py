@@ -75,10 +75,11 @@ def check_spec(spec: str) -> None:
         return
     _cache(None)
     if kind == "openai":
-        from webwise.llm.openai_backend import endpoint, policy_from_env
+        from webwise.llm.openai_backend import checked_key, endpoint, policy_from_env
 
         endpoint()
         policy_from_env()
+        checked_key()
         return
     from webwise.llm.local import check_env
 
