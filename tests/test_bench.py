@@ -579,12 +579,12 @@ def test_links_planted_in_a_handed_over_folder_are_neither_written_through_nor_s
     assert victim.read_text() == "keep\n"
     (out / ".bench.lock").unlink()
     victim.write_text("keep")  # a torn last line, which a resume cuts off
-    for target in (victim, tmp_path / "new"):  # a file to cut or append to, one to create
-        (out / "results.jsonl").unlink()
+    for target, said in ((victim, "results.jsonl is a link"), (tmp_path / "new", "results.jsonl: a link to nothing")):
+        (out / "results.jsonl").unlink()  # a file to cut or append to, one to create
         (out / "results.jsonl").symlink_to(target)
         with pytest.raises(SystemExit) as info:
             raise SystemExit(main([*bench_args(replay, out), "--resume"]))
-        assert info.value.code == 2 and "results.jsonl is a link" in capsys.readouterr().err
+        assert info.value.code == 2 and said in capsys.readouterr().err
     assert victim.read_text() == "keep" and not (tmp_path / "new").exists()
 
 

@@ -523,3 +523,58 @@ LIBRARY_ONLY = list(library_only(NOWHERE))
 @pytest.mark.parametrize("name", LIBRARY_ONLY)
 def test_a_bad_library_argument_is_one_line_before_anything_starts(name: str, world: World) -> None:
     raised(library_only(world)[name], world)
+
+
+# -- folders named by what no folder can be --------------------------------------------------
+
+def nul_folders(w: World) -> dict[str, Callable[[], object]]:
+    """Library calls naming a folder with a NUL, which the command line cannot pass."""
+    name = "a\x00b"
+    plan = {"tasks": ["click-button"], "seeds": [0], "methods": ["webwise"], "examples": ["none"], "llm": w.spec}
+    return {
+        "bench out": lambda: run_bench(BenchConfig(**plan, out=name)),
+        "bench store": lambda: run_bench(BenchConfig(**plan, out=w.root / "new-out", store_dir=name)),
+        "harvest store": lambda: harvest.harvest(["click-button"], llm=w.spec, store_dir=name),
+        "settings store": lambda: webwise.Settings(store_dir=name),
+        "solve store": lambda: webwise.solve("click-button", llm=w.spec, examples="auto", store_dir=name),
+        "store listing": lambda: store.listing(name),
+        "store remove": lambda: store.remove("click-button", 1, name),
+    }
+
+
+@pytest.mark.parametrize("name", list(nul_folders(NOWHERE)))
+def test_a_nul_in_a_folder_is_a_config_error_that_shows_it_escaped(name: str, world: World) -> None:
+    """``Path.exists()`` says False for such a name: the check went on to the folder above it,
+    and the NUL met ``mkdir`` as a ValueError, or a message, raw."""
+    assert raised(nul_folders(world)[name], world) == "a\\x00b: embedded null byte"
+
+
+@pytest.fixture
+def links(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """A link loop and a link to nothing, beside the world: its snapshot cannot read them."""
+    folder = tmp_path_factory.mktemp("links")
+    (folder / "loop").symlink_to("loop")
+    (folder / "dangling").symlink_to(folder / "gone" / "x")
+    return folder / "loop", folder / "dangling"
+
+
+def test_a_link_that_leads_nowhere_is_refused_up_front(world: World, links: tuple[Path, Path],
+                                                       capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """``Path.exists()`` says False for both, as where nothing is: a bench's --out failed late
+    with ``File exists``, and --screenshots and WEBWISE_LLM_CACHE were taken."""
+    loop, dangling = links
+    for link, what in ((loop, "a link loop"), (dangling, "a link to nothing")):
+        for command, argument in (("bench", "--out"), ("solve", "--screenshots"), ("harvest", "--store"),
+                                  ("store list", "--store")):
+            for path in (link, link / "sub"):
+                argv = command_line(command, {argument: str(path)}, world)
+                assert refused(argv, world, capsys) == f"argument {argument}: {link} is {what}", argv
+        monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+        monkeypatch.setenv("WEBWISE_LLM_CACHE", str(link))
+        assert refused(command_line("solve", {"--llm": "openai:m"}, world), world, capsys) == \
+            f"WEBWISE_LLM_CACHE: {link} is {what}"
+        monkeypatch.delenv("WEBWISE_LLM_CACHE")
+        assert raised(lambda: run_bench(BenchConfig(tasks=["click-button"], seeds=[0], methods=["webwise"],
+                                                    examples=["none"], llm=world.spec, out=link)), world) == \
+            f"{link} is {what}"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import os
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,8 +14,12 @@ from typing import Any
 import pytest
 
 from webwise import store
+from webwise.atomic import open_own
 from webwise.cli import main
 from webwise.errors import ConfigError
+
+ROOT = Path(__file__).resolve().parent.parent
+REPLAY = ROOT / "tests" / "replays" / "solve.json"
 
 BUTTON = {"ref": 4, "tag": "button", "text": "Next", "id": "", "classes": "", "value": "",
           "clicked": False, "modified": False}
@@ -202,3 +207,97 @@ def test_the_library_takes_a_store_folder_as_a_string(stored: Path) -> None:
 def test_an_example_number_that_is_not_a_whole_number_is_a_one_line_error(stored: Path, number: object) -> None:
     with pytest.raises(ConfigError, match="^the example's number must be a whole number >= 1, not "):
         store.pick("click-button", number, stored)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("number", [None, "1", 0])
+def test_remove_needs_one_example_s_number(stored: Path, number: object) -> None:
+    """``pick`` reads None as all of the task's examples; a removal needs one number (None raised TypeError)."""
+    with pytest.raises(ConfigError, match="^the example's number must be a whole number >= 1, not "):
+        store.remove("click-button", number, stored)  # type: ignore[arg-type]
+    assert store.count("click-button", stored) == 2
+
+
+def webwise(*argv: str) -> subprocess.CompletedProcess[str]:
+    """``webwise ARGV`` in a process of its own: one that waits forever fails the test, not the run."""
+    return subprocess.run([sys.executable, "-m", "webwise", *argv], capture_output=True, text=True, timeout=60)
+
+
+HARVEST = ["harvest", "--tasks", "click-button", "--seeds", "1", "--llm", f"replay:{REPLAY}"]
+LOCK = "{path} is not a regular file: webwise writes only files of its own there; remove it"
+JOURNAL = "cannot read {path}: not a regular file"
+
+
+@pytest.mark.parametrize(("name", "argv", "message"), [
+    (".lock", ["store", "remove", "click-button", "1"], LOCK),
+    (".lock", HARVEST, LOCK),
+    ("harvest.jsonl", HARVEST, JOURNAL),
+    ("harvest.jsonl", ["harvest", "--tasks", "click-button", "--recheck"], JOURNAL),
+    ("harvest.jsonl", ["harvest", "--from-results", str(ROOT / "benchmarks" / "results" / "ceiling-fresh"),
+                       "--tasks", "click-button"], JOURNAL),
+], ids=["store remove, lock", "harvest, lock", "harvest, journal", "recheck, journal", "import, journal"])
+def test_a_fifo_in_the_store_is_refused_not_waited_on(stored: Path, name: str, argv: list[str], message: str) -> None:
+    """Opening a FIFO no one writes or reads blocks forever: the lock's open, the journal's read."""
+    before = (stored / "click-button.json").read_bytes()
+    os.mkfifo(stored / name)
+    result = webwise(*argv, "--store", str(stored))
+    assert (result.returncode, result.stdout) == (2, ""), result
+    assert result.stderr == f"webwise: error: {message.format(path=stored / name)}\n"
+    assert (stored / "click-button.json").read_bytes() == before
+
+
+def test_open_own_opens_only_a_regular_file_and_never_waits(tmp_path: Path) -> None:
+    """Its callers lock or append: a FIFO opened to write waits for a reader, and one opened to
+    read and write (a bench's lock) would be locked instead of a file."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for flags in (os.O_RDWR | os.O_CREAT, os.O_RDWR | os.O_APPEND, os.O_WRONLY | os.O_APPEND | os.O_CREAT):
+        with pytest.raises(ConfigError, match=f"^{re.escape(str(fifo))} is not a regular file: "):
+            open_own(fifo, flags)
+    fd = open_own(tmp_path / "lock", os.O_RDWR | os.O_CREAT)
+    try:
+        assert os.get_blocking(fd)  # as asked: the open's own flag is gone
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.parametrize(("make", "problem"), [
+    (lambda path: path.symlink_to(path.name), "a link loop"),
+    (lambda path: path.symlink_to(path.parent / "gone.json"), "a link to nothing"),
+], ids=["loop", "dangling"])
+def test_a_task_file_that_leads_nowhere_is_unreadable_not_skipped(
+        stored: Path, capsys: pytest.CaptureFixture[str], make: Any, problem: str) -> None:
+    """Skipped, the store held nothing for the task and ``--examples auto`` ran zero-shot."""
+    path = stored / "click-link.json"
+    make(path)
+    message = f"harvested examples in {path} are unreadable: {problem}"
+    for command in (["list"], ["show", "click-link"]):
+        assert run(capsys, "store", *command, "--store", str(stored)) == (2, "", f"webwise: error: {message}\n")
+    with pytest.raises(ConfigError, match=f"^{re.escape(message)}$"):
+        store.load("click-link", stored)
+
+
+@pytest.mark.parametrize(("entries", "problem"), [
+    ([entry(f"Click {name}.", f"click('button', '{name}')") for name in ("A", "B", "C")],
+     "3 examples; a store keeps at most 2 per task"),
+    ([entry("Click A.", "click('button', 'A')"), entry("Click B.", "# the same\nclick('button','A')")],
+     "example 2 has the same programs as an example before it"),
+], ids=["three", "twins"])
+def test_a_file_the_harvest_could_not_have_written_is_malformed(
+        stored: Path, capsys: pytest.CaptureFixture[str], entries: list[dict[str, Any]], problem: str) -> None:
+    """docs/store.md: at most two examples per task, and two with the same programs are one;
+    a hand edit or a merge that breaks this would put them all in the prompt."""
+    path = stored / "click-link.json"
+    path.write_text(json.dumps(entries))
+    assert run(capsys, "store", "list", "--store", str(stored)) == (2, "", f"webwise: error: {path}: {problem}\n")
+    with pytest.raises(ConfigError, match=f"^{re.escape(str(path))}: "):
+        store.load("click-link", stored)
+    assert json.loads(path.read_text()) == entries
+
+
+COMMITTED = [ROOT / "incontext" / "auto", *sorted((ROOT / "benchmarks" / "results").glob("*/store"))]
+
+
+@pytest.mark.parametrize("directory", COMMITTED, ids=lambda path: str(path.relative_to(ROOT)))
+def test_the_committed_stores_keep_to_what_the_docs_say(directory: Path) -> None:
+    """What every read now refuses is in none of them."""
+    assert store.load_all(directory)

@@ -6,17 +6,21 @@ exclusively under a random name (:func:`tempfile.mkstemp`) and renamed over the 
 replaces a link rather than following it; files appended to or locked in place are opened
 without following a link (:func:`open_own`). A reader, a kill or a crash finds the old file
 or the new one. A path that cannot be written (a folder in a file's place, a folder that is
-not the user's to write) is a one-line :class:`ConfigError` naming it.
+not the user's to write) is a one-line :class:`ConfigError` naming it, and so is a FIFO where
+webwise reads, appends or locks a file: opened without waiting, it is refused, not waited on.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 import tempfile
 from pathlib import Path
 
 from webwise.errors import ConfigError
+from webwise.untrusted import shown
 
 
 def replace_file(path: Path, data: bytes) -> None:
@@ -49,16 +53,49 @@ def _replace(path: Path, data: bytes) -> None:
 
 def existing_folder(path: Path) -> Path:
     """The folder ``path`` is, or the nearest one above it that exists, where it could be made;
-    a one-line :class:`ConfigError` when a file stands in the way (``FILE/sub`` can never be a folder)."""
+    a one-line :class:`ConfigError` when a file stands in the way (``FILE/sub`` can never be a folder)
+    or a link that leads nowhere does (:func:`_found`)."""
     try:
-        existing = next((p for p in (path, *path.parents) if p.exists()), Path("."))
+        existing = next((p for p in (path, *path.parents) if _found(p)), Path("."))
         if not existing.is_dir():
             raise ConfigError(f"{existing} is not a directory")
     except OSError as exc:  # a name too long, a folder on the way the user may not look into
         raise ConfigError(f"{path}: {exc.strerror or exc}") from None
     except ValueError as exc:  # a NUL in a library caller's string, which no system call takes
-        raise ConfigError(f"{str(path)!r}: {exc}") from None
+        raise ConfigError(f"{shown(str(path))}: {exc}") from None
     return existing
+
+
+def _found(path: Path) -> bool:
+    """Whether anything is at ``path``; a link that leads nowhere is a :class:`ConfigError` saying so.
+
+    ``Path.exists()`` says False for such a link, as where nothing is, so the folder above was
+    checked in its place and the link failed only later, as ``File exists``. It says False for a
+    NUL in the name too, which ``os.lstat`` raises on, for the caller to name.
+    """
+    try:
+        os.lstat(path)
+    except OSError as exc:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.ELOOP):  # what is on the way is named further up
+            return False
+        raise
+    problem = _dead_link(path)
+    if problem:
+        raise ConfigError(f"{path} is {problem}")
+    return True
+
+
+def _dead_link(path: Path) -> str | None:
+    """``a link loop`` or ``a link to nothing`` when ``path`` is a link that leads to no file, else None."""
+    if not os.path.islink(path):
+        return None
+    try:
+        os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return "a link to nothing"
+    except OSError as exc:  # one the user may not follow is no dead end: its own error says so
+        return "a link loop" if exc.errno == errno.ELOOP else None
+    return None
 
 
 def writable_directory(path: Path) -> Path:
@@ -75,13 +112,50 @@ def writable_directory(path: Path) -> Path:
 
 
 def open_own(path: Path, flags: int) -> int:
-    """``os.open`` of a file webwise writes in place (appends, a lock), never through a link."""
+    """``os.open`` of a file webwise writes in place (appends, a lock): a regular file, never one
+    through a link. A FIFO under the name would block the open (or the read that follows) forever
+    with no message, so the open does not wait and what it opened is looked at."""
     try:
-        return os.open(path, flags | os.O_NOFOLLOW, 0o666)
+        fd = os.open(path, flags | os.O_NOFOLLOW | os.O_NONBLOCK, 0o666)
     except OSError as exc:
         if os.path.islink(path):  # False, not a second error, where the path cannot be looked at
             raise ConfigError(f"{path} is a link: webwise writes only files of its own there; remove it") from None
+        if exc.errno == errno.ENXIO:  # a FIFO no one reads, a socket: opened only to write
+            raise ConfigError(_not_own(path)) from None
         raise ConfigError(f"cannot open {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ConfigError(_not_own(path))
+    os.set_blocking(fd, True)  # as the caller asked: the flag was only for the open
+    return fd
+
+
+def _not_own(path: Path) -> str:
+    return f"{path} is not a regular file: webwise writes only files of its own there; remove it"
+
+
+def open_to_read(path: Path, unreadable: str) -> int | None:
+    """``os.open`` of the regular file at ``path`` (or a link to one) to read; None when nothing is
+    there. Anything else is a one-line :class:`ConfigError`: ``unreadable``, then why.
+
+    Opened without waiting, then looked at: a FIFO under the name would block the read forever.
+    A link that leads nowhere is refused, not read as no file: ``Path.exists()`` is False for
+    it, and what the file was meant to hold was quietly missing.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        problem = _dead_link(path)
+        if problem is None and isinstance(exc, FileNotFoundError):
+            return None
+        raise ConfigError(f"{unreadable}: {problem or exc.strerror or exc}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        why = os.strerror(errno.EISDIR) if stat.S_ISDIR(mode) else "not a regular file"  # a folder, as a read says
+        raise ConfigError(f"{unreadable}: {why}")
+    os.set_blocking(fd, True)
+    return fd
 
 
 def _umask() -> int:

@@ -48,7 +48,7 @@ from webwise import grid, tables
 from webwise.agent import EXAMPLE_MODES, Settings, check_method, load_examples
 from webwise.arguments import flag, grid_url, some, whole, writable_folder
 from webwise.arguments import page_host as check_page_host  # a parameter of Pool is named page_host
-from webwise.atomic import open_own, replace_file
+from webwise.atomic import open_own, open_to_read, replace_file
 from webwise.environment import BrowserDied, check_seed
 from webwise.episode import Episode
 from webwise.errors import ConfigError, Interrupted, WebwiseError
@@ -216,12 +216,11 @@ def read_results(path: Path, *, repair: bool = False,
     that cannot be read. ``check`` says what else is wrong with a record for the caller's use
     (None: nothing), which refuses its line the same way.
     """
-    try:
-        if not path.exists():
-            return []
-        data = path.read_bytes()
-    except OSError as exc:  # a folder in the file's place, a file the user may not read, a name too long
-        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+    fd = open_to_read(path, f"cannot read {path}")  # a FIFO in its place blocked the read forever
+    if fd is None:
+        return []
+    with os.fdopen(fd, "rb") as file:
+        data = file.read()
     complete, _, torn = data.rpartition(b"\n")
     if torn and repair:  # under the file's lock: the tail may be a line another process is writing
         fd = open_own(path, os.O_RDWR)

@@ -505,7 +505,7 @@ class Recheck(_WithoutModel):
         agent; 130 after Ctrl-C or SIGTERM."""
         self.config.jobs()  # the same checks of the tasks and settings as a harvest's
         journal = self.store_dir / JOURNAL
-        if not journal.is_file():  # a mistyped --store would report nothing to do, exit 0
+        if not os.path.lexists(journal):  # a mistyped --store would report nothing to do, exit 0
             raise ConfigError(f"no harvest journal at {journal}: --recheck checks a harvested store's refusals")
         records = read_results(journal, repair=True, check=_candidate_problem)  # a hand-edited one too
         latest = {(record_key(r), r.get("imported_from")): r for r in records

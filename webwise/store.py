@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
-from webwise.arguments import folder, whole
-from webwise.atomic import open_own, replace_file, writable_directory
+from webwise.arguments import readable_folder, whole
+from webwise.atomic import open_own, open_to_read, replace_file, writable_directory
 from webwise.errors import ConfigError
 from webwise.examples import CHECKOUT, INCONTEXT, Example, Step, read_steps
 from webwise.extraction import normal
@@ -40,8 +40,8 @@ def task_file(task: str, directory: Path | str | None = None) -> Path:
 
 def store_path(directory: Path | str | None) -> Path:
     """The store ``directory`` names, the default one for None; a library caller's string works as
-    a path does."""
-    return folder("store_dir", directory) or DEFAULT_STORE
+    a path does, checked as ``--store`` is (a NUL in it, a link that leads nowhere)."""
+    return readable_folder("store_dir", directory) or DEFAULT_STORE
 
 
 def _read(path: Path) -> list[dict[str, Any]]:
@@ -53,19 +53,33 @@ def _checked(path: Path) -> list[tuple[dict[str, Any], tuple[Step, ...]]]:
     """A task's stored examples, each checked as the prompt and ``store list`` read it, with the
     steps the prompt shows: a store may be a folder someone handed over, and a malformed one
     is a one-line error up front."""
+    unreadable = f"harvested examples in {path} are unreadable"
+    fd = open_to_read(path, unreadable)  # a FIFO, a folder, a link to nothing: refused, not skipped
+    if fd is None:
+        return []
     try:
-        if not path.exists():
-            return []
-        if not path.is_file():  # a FIFO under a task's name would block the read forever
-            raise ConfigError(f"harvested examples in {path} are unreadable: not a file")
-        entries = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:  # a store folder the user may not look into, a name too long
-        raise ConfigError(f"harvested examples in {path} are unreadable: {exc.strerror or exc}") from None
+        with os.fdopen(fd, "rb") as stream:
+            entries = json.loads(stream.read().decode("utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"{unreadable}: {exc.strerror or exc}") from None
     except (ValueError, RecursionError) as exc:
-        raise ConfigError(f"harvested examples in {path} are unreadable: {exc}") from None
+        raise ConfigError(f"{unreadable}: {exc}") from None
     if not isinstance(entries, list):
-        raise ConfigError(f"harvested examples in {path} are unreadable: expected a list of examples")
-    return [(entry, check_entry(f"{path}: example {number}", entry)) for number, entry in enumerate(entries, 1)]
+        raise ConfigError(f"{unreadable}: expected a list of examples")
+    checked = [(entry, check_entry(f"{path}: example {number}", entry)) for number, entry in enumerate(entries, 1)]
+    _check_as_added(path, entries)
+    return checked
+
+
+def _check_as_added(path: Path, entries: list[dict[str, Any]]) -> None:
+    """Refuse a file :func:`add` could not have written: more than :data:`MAX_PER_TASK` examples,
+    or two with the same programs. A hand edit or a merge of two stores makes one, and the
+    prompt would show them all."""
+    if len(entries) > MAX_PER_TASK:
+        raise ConfigError(f"{path}: {len(entries)} examples; a store keeps at most {MAX_PER_TASK} per task")
+    twin = next((number for number, entry in enumerate(entries, 1) if _holds(entries[:number - 1], entry)), None)
+    if twin is not None:
+        raise ConfigError(f"{path}: example {twin} has the same programs as an example before it")
 
 
 def check_entry(where: str, entry: Any) -> tuple[Step, ...]:
@@ -252,6 +266,7 @@ def remove(task: str, number: int, directory: Path | str | None = None) -> dict[
     Like :func:`add`, under the store's lock and by an atomic replace; the task's file goes
     when its last example does, so the store lists only tasks it can show.
     """
+    whole("the example's number", number, 1)  # pick takes None too, for all of them
     directory = existing(directory)
     pick(task, number, directory)  # a missing task, example or store is a ConfigError before the lock
     with _locked(directory):
