@@ -400,3 +400,18 @@ def test_a_model_setting_no_call_could_use_is_refused_up_front(variable: str, va
     assert main(["bench", "--tasks", "click-button", "--out", str(tmp_path / "o"), "--llm", "openai:m"]) == 2
     assert capsys.readouterr().err == f"webwise: error: {error}\n"
     assert not (tmp_path / "o").exists()
+
+
+def test_a_missing_browser_creates_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """Found before OUT is made: an empty results file was left behind."""
+    from webwise import browser
+
+    replies = Path(__file__).resolve().parent / "replays" / "solve.json"
+    monkeypatch.setattr(browser, "CHROMIUM", str(tmp_path / "chromium"))
+    for argv in (["bench", "--tasks", "click-button", "--out", str(tmp_path / "o")],
+                 ["harvest", "--tasks", "click-button", "--store", str(tmp_path / "o")]):
+        assert main([*argv, "--llm", f"replay:{replies}"]) == 2
+        assert capsys.readouterr().err.endswith(f"webwise: error: {tmp_path / 'chromium'} not found: install Debian's "
+                                                "chromium and chromium-driver (see README)\n")
+        assert not (tmp_path / "o").exists()

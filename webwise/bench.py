@@ -44,7 +44,7 @@ from typing import Any, Callable, Iterator, Sequence, TextIO
 
 from selenium.common.exceptions import WebDriverException
 
-from webwise import grid, tables
+from webwise import browser, grid, tables
 from webwise.agent import EXAMPLE_MODES, Settings, check_method, load_examples
 from webwise.arguments import flag, grid_url, some, whole, writable_folder
 from webwise.arguments import page_host as check_page_host  # a parameter of Pool is named page_host
@@ -505,16 +505,18 @@ class Pool:
         self.faults_in_a_row = 0
         self.halted: str | None = None  # why the run stopped early on infrastructure failures
         self._faults_lock = threading.Lock()
-        self.slots: int | None = None  # the Grid's Chrome slots, once :meth:`check_grid` asked
+        self.slots: int | None = None  # the Grid's Chrome slots, once :meth:`check_browsers` asked
 
-    def check_grid(self) -> None:
-        """Ask the Grid of ``--remote``, before the run creates anything, whether it is one and how
-        many browsers it runs at once (:func:`webwise.grid.browsers`). Without it a wrong URL
-        surfaced only as the first worker started a browser, after OUT was made, and workers
-        beyond the Grid's slots waited in its queue until its session-request timeout failed the
-        whole run, every episode finished or not."""
+    def check_browsers(self) -> None:
+        """Before the run creates anything: the browser is installed here, or the Grid of
+        ``--remote`` is one, and how many browsers it runs at once (:func:`webwise.grid.browsers`).
+        Without it a missing Chromium or a wrong URL surfaced only as the first worker started a
+        browser, after OUT was made, and workers beyond the Grid's slots waited in its queue until
+        its session-request timeout failed the whole run, every episode finished or not."""
         if self.remote_url:
             self.slots = grid.browsers(self.remote_url)
+        else:
+            browser.check_installed()
 
     def workers_for(self, jobs: int) -> int:
         """Workers to start for ``jobs``: no more than the jobs, nor than the Grid's slots."""
@@ -624,7 +626,7 @@ class Bench(Pool):
         some ended on an infrastructure failure or stopped the bench; 130 after Ctrl-C (results kept)."""
         config = self.config
         plan = config.jobs()
-        self.check_grid()
+        self.check_browsers()
         path = config.out / RESULTS
         _refuse_to_add(path, config.resume)  # before the lock, so a refusal leaves OUT as it was
         config.out.mkdir(parents=True, exist_ok=True)

@@ -160,6 +160,13 @@ def driver_said(exc: WebDriverException) -> str:
     return said or type(exc).__name__
 
 
+def check_installed() -> None:
+    """A one-line :class:`ConfigError` when the browser or its driver is not where webwise runs them."""
+    for path in (CHROMIUM, CHROMEDRIVER):
+        if not os.path.exists(path):
+            raise ConfigError(f"{path} not found: install Debian's chromium and chromium-driver (see README)")
+
+
 def launch(remote_url: str | None = None) -> Browser:
     """Start headless Chromium here, or a session on the Grid at ``remote_url``."""
     if remote_url:
@@ -170,9 +177,7 @@ def launch(remote_url: str | None = None) -> Browser:
         except (urllib3.exceptions.HTTPError, ValueError) as exc:  # nothing there, or no URL
             raise ConfigError(f"cannot reach the Grid at {remote_url}: {type(exc).__name__}") from None
         return Browser(driver)
-    for path in (CHROMIUM, CHROMEDRIVER):
-        if not os.path.exists(path):
-            raise ConfigError(f"{path} not found: install Debian's chromium and chromium-driver (see README)")
+    check_installed()
     sweep_orphans()
     profile = tempfile.mkdtemp(prefix=f"{PROFILE_PREFIX}{_owner()}-")
     try:

@@ -337,7 +337,7 @@ class Harvest(Pool):
         config = self.config
         plan = config.jobs()
         check_spec(config.llm)  # before the store is made
-        self.check_grid()
+        self.check_browsers()
         store.ready(self.store_dir, config.tasks)  # its lock and files, which storing a candidate takes
         for task in config.tasks:  # as a bench plans: what auto-near will read, read now
             load_examples(task, config.examples, self.store_dir)
@@ -478,7 +478,7 @@ class _WithoutModel(Harvest):
         jobs = [Job(record["task"], record["seed"], record["method"], record["examples"]) for record in records]
         self.queued = {id(job): record for job, record in zip(jobs, records)}
         if jobs:
-            self.check_grid()
+            self.check_browsers()
             store.ready(self.store_dir, {job.task for job in jobs})  # its lock and files, before any check runs
         interrupted = bool(jobs) and self.work(jobs, journal, len(jobs), ReplayModel({}, f"replay:{self.label}"))
         if self.error is not None:
