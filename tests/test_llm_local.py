@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from webwise.errors import ContextOverflow
-from webwise.llm import ChatModel, ChatRequest, make_llm
+from webwise.llm import ChatModel, ChatReply, ChatRequest, make_llm
 
 pytestmark = pytest.mark.model
 
@@ -90,20 +90,28 @@ COPY = ("Here are the page's link texts: 'Rutrum', 'Sed pellentesque', 'Odio viv
         "list named links and prints it.")
 
 
-def test_two_slots_keep_their_callers_own_prompt_prefixes(monkeypatch: pytest.MonkeyPatch) -> None:
-    """With ``WEBWISE_LOCAL_SLOTS=2`` a bench's two workers, alternating calls on different
-    tasks, each find their own last prompt cached, where with one slot each call evicts the
-    other's."""
+def on_its_own_thread(llm: ChatModel, request: ChatRequest) -> ChatReply:
+    """``llm.complete(request)`` on a thread made for the call, as a bench makes every call."""
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(llm.complete, request).result()
+
+
+def test_two_slots_keep_each_affinity_s_own_prompt_prefix(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``WEBWISE_LOCAL_SLOTS=2`` a bench's two workers (two agents, two affinities), their
+    calls each on a thread of its own, find their own last prompt cached in any order, where
+    with one slot each call evicts the other's. Slots once followed the calling thread, so a
+    worker's second call in a row landed in the other's slot."""
     monkeypatch.setenv("WEBWISE_LOCAL_SLOTS", "2")
     llm = make_llm("local:0.5b")
-    first, other = ask(COPY + " Use a for loop.", max_tokens=8), ask("Print the first ten squares.", max_tokens=8)
+    first = ask(COPY + " Use a for loop.", max_tokens=8, affinity=1)
+    other = ask("Print the first ten squares, one per line, with a for loop.", max_tokens=8, affinity=2)
     try:
-        with ThreadPoolExecutor(1) as worker_a, ThreadPoolExecutor(1) as worker_b:
-            worker_a.submit(llm.complete, first).result()
-            worker_b.submit(llm.complete, other).result()
-            again = worker_a.submit(llm.complete, first).result()
-            assert again.extra["cached_prompt_tokens"] >= again.prompt_tokens - 1
-            both = [worker_a.submit(llm.complete, other), worker_b.submit(llm.complete, first)]  # at once
+        for request in (first, other, other, first):
+            on_its_own_thread(llm, request)
+        again = [on_its_own_thread(llm, request) for request in (first, other)]
+        assert all(reply.extra["cached_prompt_tokens"] >= reply.prompt_tokens - 1 for reply in again)
+        with ThreadPoolExecutor(2) as workers:  # both at once
+            both = [workers.submit(llm.complete, request) for request in (other, first)]
             assert all(call.result().completion_tokens > 0 for call in both)
     finally:
         llm.close()

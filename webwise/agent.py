@@ -336,7 +336,7 @@ class Agent:
         seed = episode.llm_calls if temperature > 0 else None
         messages = [{**message, "content": shown(message["content"])} for message in messages]
         return ChatRequest(messages, temperature=temperature, max_tokens=self.settings.max_tokens, stop=STOP,
-                           task=episode.task, call_index=episode.llm_calls, seed=seed)
+                           task=episode.task, call_index=episode.llm_calls, seed=seed, affinity=id(self))
 
     def _complete(self, episode: Episode, request: ChatRequest, step: Step | None = None,
                   trial: int = 0) -> ChatReply | None:

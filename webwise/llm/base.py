@@ -27,6 +27,10 @@ class ChatRequest:
     task: str = ""
     call_index: int = 0
     seed: int | None = None
+    #: Calls with the same affinity share one prompt cache where a backend keeps several (the
+    #: embedded model's slots): an agent passes its own, so its re-asks and reviews find their
+    #: prefix. 0 is as good as any other key.
+    affinity: int = 0
 
 
 @dataclass

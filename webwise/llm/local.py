@@ -128,8 +128,7 @@ class LocalModel:
         params.verbosity = -1  # llama.cpp logs every request otherwise
         params.port = 0  # the embedded HTTP listener: loopback, ephemeral, unused
         params.hostnames = ["127.0.0.1"]
-        self._caller = threading.local()
-        self._callers = 0
+        self._slots: dict[int, int] = {}  # each affinity's slot
         self._assign = threading.Lock()
         try:
             self._server: Any = xllamacpp.Server(params)
@@ -143,7 +142,7 @@ class LocalModel:
             "temperature": request.temperature,
             "max_tokens": request.max_tokens,
             "cache_prompt": True,
-            "id_slot": self._slot(),
+            "id_slot": self._slot(request.affinity),
             "stream": True,
             "timings_per_token": True,  # counts and timings survive a reply cut short
             "stream_options": {"include_usage": True},
@@ -160,17 +159,18 @@ class LocalModel:
         server.handle_chat_completions(body, stream.take)
         return stream.reply(self.name, time.perf_counter() - start)
 
-    def _slot(self) -> int:
-        """The calling thread's slot: threads get slots in turn, so each of a bench's workers keeps
-        its own task's prompt prefix (left to itself llama.cpp picks the idle slot whose prefix
-        looks most alike, and with the shared system part every prefix looks alike). Threads
-        beyond the slot count share, and llama.cpp queues their calls."""
-        slot = getattr(self._caller, "slot", None)
-        if slot is None:
-            with self._assign:
-                slot = self._caller.slot = self._callers % self.tuning.slots
-                self._callers += 1
-        return slot
+    def _slot(self, affinity: int) -> int:
+        """The slot of the calls of ``affinity``: affinities get slots in turn, so each of a bench's
+        workers keeps its own task's prompt prefix (left to itself llama.cpp picks the idle slot
+        whose prefix looks most alike, and with the shared system part every prefix looks alike).
+        Affinities beyond the slot count share, and llama.cpp queues their calls.
+
+        Not the calling thread's: a bench makes each call on a thread of its own (so that Ctrl-C
+        can abandon it), which gave every call the next slot, and a worker's re-ask found its
+        prompt in the other worker's slot.
+        """
+        with self._assign:
+            return self._slots.setdefault(affinity, len(self._slots) % self.tuning.slots)
 
     def close(self) -> None:
         """Stop llama.cpp's loop and free the model (the C++ destructor joins its threads).
