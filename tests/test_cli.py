@@ -415,3 +415,13 @@ def test_a_missing_browser_creates_nothing(tmp_path: Path, monkeypatch: pytest.M
         assert capsys.readouterr().err.endswith(f"webwise: error: {tmp_path / 'chromium'} not found: install Debian's "
                                                 "chromium and chromium-driver (see README)\n")
         assert not (tmp_path / "o").exists()
+
+
+def test_a_path_the_terminal_cannot_encode_is_escaped_not_a_traceback(tmp_path: Path) -> None:
+    folder = tmp_path / "\u00e9t\u00e9"
+    folder.mkdir()
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    done = subprocess.run([sys.executable, "-m", "webwise", "report", str(folder)], env=env, capture_output=True,
+                          text=True, encoding="ascii", timeout=60)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "\\xe9t\\xe9/results.jsonl not found" in done.stderr

@@ -7,6 +7,7 @@ stderr, never a traceback), 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import re
@@ -264,6 +265,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):  # a path or a task's text the terminal cannot encode is escaped
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     args = build_parser().parse_args(argv)
     try:
         status = _command(args)
