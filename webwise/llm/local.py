@@ -59,11 +59,12 @@ class Tuning:
     ``slots`` calls run at once (a bench's workers: llama.cpp decodes them in one batch),
     each slot keeping its caller's last prompt cached, and ``draft`` picks speculative
     decoding. One slot is the default for any number of workers, whose calls llama.cpp then
-    queues: with a slot per worker the code measured 0.99x the episodes per minute of the code
-    before it, which had one slot behind a lock (the paper's 48, 0.5B, k=1, two workers), at
-    twice the KV memory. A worker's next prompt shares little more than the system part with
-    its last one, since each step shows the new page right after the task, and two calls
-    decoded in one batch share the same two cores.
+    queues. A slot per worker keeps a worker's re-asks on their prefix (a re-ask is its last
+    prompt and one more paragraph), but a worker's next step shares little more than the
+    system part with its last one, since each step shows the new page right after the task,
+    and two calls decoded in one batch share the same two cores: on eight fresh episodes of
+    the 1.5B at three trials two slots measured 1.10x, within what those eight vary
+    (``benchmarks/results/speed-1.5b/affinity-t3/``), at twice the KV memory.
 
     llama.cpp's host-RAM prompt cache, which keeps the prefixes a slot moved on from, stays
     off: it loaded other calls' state into a slot, and the reply went on with another task's
