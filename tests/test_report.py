@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -218,7 +219,15 @@ def test_files_the_user_may_not_read_are_one_line_or_left_out(tmp_path: Path, mo
             raise PermissionError(13, "Permission denied", str(path))
         return read_bytes(path)
 
+    open_file = os.open
+
+    def closed_to_us(path: object, flags: int, *args: object) -> int:
+        if Path(str(path)).name == "results.jsonl":
+            raise PermissionError(13, "Permission denied", str(path))
+        return open_file(path, flags, *args)  # type: ignore[arg-type]
+
     monkeypatch.setattr(Path, "read_bytes", unreadable)
+    monkeypatch.setattr(os, "open", closed_to_us)
     assert _Blobs(tmp_path / "screenshots").screenshot("shot.png") is None
     assert main(["report", str(tmp_path)]) == 2
     assert capsys.readouterr().err == f"webwise: error: cannot read {tmp_path / 'results.jsonl'}: Permission denied\n"

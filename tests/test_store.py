@@ -16,6 +16,7 @@ import pytest
 from webwise import store
 from webwise.atomic import open_own
 from webwise.cli import main
+from webwise.episode import Episode
 from webwise.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -232,14 +233,17 @@ JOURNAL = "cannot read {path}: not a regular file"
     (".lock", HARVEST, LOCK),
     ("harvest.jsonl", HARVEST, JOURNAL),
     ("harvest.jsonl", ["harvest", "--tasks", "click-button", "--recheck"], JOURNAL),
-    ("harvest.jsonl", ["harvest", "--from-results", str(ROOT / "benchmarks" / "results" / "ceiling-fresh"),
-                       "--tasks", "click-button"], JOURNAL),
+    ("harvest.jsonl", ["harvest", "--from-results", "{run}", "--tasks", "click-button"], JOURNAL),
 ], ids=["store remove, lock", "harvest, lock", "harvest, journal", "recheck, journal", "import, journal"])
-def test_a_fifo_in_the_store_is_refused_not_waited_on(stored: Path, name: str, argv: list[str], message: str) -> None:
+def test_a_fifo_in_the_store_is_refused_not_waited_on(stored: Path, tmp_path: Path, name: str, argv: list[str],
+                                                      message: str) -> None:
     """Opening a FIFO no one writes or reads blocks forever: the lock's open, the journal's read."""
+    (tmp_path / "run").mkdir()  # a bench's results to import from
+    (tmp_path / "run" / "results.jsonl").write_text(
+        json.dumps(Episode("click-button", 0, "webwise", "none", "m").to_dict()) + "\n")
     before = (stored / "click-button.json").read_bytes()
     os.mkfifo(stored / name)
-    result = webwise(*argv, "--store", str(stored))
+    result = webwise(*(arg.format(run=tmp_path / "run") for arg in argv), "--store", str(stored))
     assert (result.returncode, result.stdout) == (2, ""), result
     assert result.stderr == f"webwise: error: {message.format(path=stored / name)}\n"
     assert (stored / "click-button.json").read_bytes() == before

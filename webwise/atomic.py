@@ -146,7 +146,7 @@ def open_to_read(path: Path, unreadable: str) -> int | None:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as exc:
         problem = _dead_link(path)
-        if problem is None and isinstance(exc, FileNotFoundError):
+        if problem is None and isinstance(exc, (FileNotFoundError, NotADirectoryError)):  # FILE/name: none there
             return None
         raise ConfigError(f"{unreadable}: {problem or exc.strerror or exc}") from None
     mode = os.fstat(fd).st_mode
