@@ -18,6 +18,7 @@ import os
 import stat
 import tempfile
 from pathlib import Path
+from typing import Callable
 
 from webwise.errors import ConfigError
 from webwise.untrusted import shown
@@ -123,11 +124,7 @@ def open_own(path: Path, flags: int) -> int:
         if exc.errno == errno.ENXIO:  # a FIFO no one reads, a socket: opened only to write
             raise ConfigError(_not_own(path)) from None
         raise ConfigError(f"cannot open {path}: {exc.strerror or exc}") from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
-        os.close(fd)
-        raise ConfigError(_not_own(path))
-    os.set_blocking(fd, True)  # as the caller asked: the flag was only for the open
-    return fd
+    return _regular(fd, lambda mode: _not_own(path))
 
 
 def _not_own(path: Path) -> str:
@@ -149,12 +146,19 @@ def open_to_read(path: Path, unreadable: str) -> int | None:
         if problem is None and isinstance(exc, (FileNotFoundError, NotADirectoryError)):  # FILE/name: none there
             return None
         raise ConfigError(f"{unreadable}: {problem or exc.strerror or exc}") from None
+    # a folder is refused as a read of it says
+    return _regular(fd, lambda mode: f"{unreadable}: "
+                    f"{os.strerror(errno.EISDIR) if stat.S_ISDIR(mode) else 'not a regular file'}")
+
+
+def _regular(fd: int, refusal: Callable[[int], str]) -> int:
+    """``fd``, opened without waiting, made to wait again, when it is a regular file; else closed,
+    and a :class:`ConfigError` of ``refusal`` of its mode."""
     mode = os.fstat(fd).st_mode
     if not stat.S_ISREG(mode):
         os.close(fd)
-        why = os.strerror(errno.EISDIR) if stat.S_ISDIR(mode) else "not a regular file"  # a folder, as a read says
-        raise ConfigError(f"{unreadable}: {why}")
-    os.set_blocking(fd, True)
+        raise ConfigError(refusal(mode))
+    os.set_blocking(fd, True)  # as the caller asked: the flag was only for the open
     return fd
 
 

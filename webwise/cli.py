@@ -41,9 +41,9 @@ def error_line(message: str) -> str:
 
 
 def tab_row(*cells: object) -> str:
-    """One line of tab-separated cells, each :func:`shown` with its own tabs and line breaks
+    """One line of tab-separated cells, each as :func:`error_line` writes it, with its own tabs and line breaks
     written as ``\\t`` and ``\\n``: a stored instruction or a refusal's reason cannot split a row."""
-    return "\t".join(shown(str(cell)).replace("\t", "\\t").replace("\n", "\\n") for cell in cells)
+    return "\t".join(error_line(str(cell)).replace("\t", "\\t") for cell in cells)
 
 
 T = TypeVar("T")

@@ -514,19 +514,22 @@ def rewrite_clicks(program: str, fix: Callable[[str, str], str | None]) -> tuple
     starts = [0]
     for line in program.encode().splitlines(keepends=True):
         starts.append(starts[-1] + len(line))
-    used: dict[tuple[str, str], str] = {}
+    answers: dict[tuple[str, str], str | None] = {}  # fix asked once a click
     edits: list[tuple[int, int, str]] = []
     for node in ast.walk(tree):
         key = _literal_click(node) if isinstance(node, ast.Call) else None
-        call = (used[key] if key in used else fix(*key)) if key is not None else None
-        if key is not None and call is not None:
-            used[key] = call
+        if key is None:
+            continue
+        if key not in answers:
+            answers[key] = fix(*key)
+        call = answers[key]
+        if call is not None:
             end = starts[(node.end_lineno or node.lineno) - 1] + (node.end_col_offset or 0)
             edits.append((starts[node.lineno - 1] + node.col_offset, end, call))
     text = program.encode()
     for begin, end, call in sorted(edits, reverse=True):
         text = text[:begin] + call.encode() + text[end:]
-    return text.decode(), dict(sorted(used.items()))
+    return text.decode(), {key: call for key, call in sorted(answers.items()) if call is not None}
 
 
 def _literal_click(node: ast.Call) -> tuple[str, str] | None:
