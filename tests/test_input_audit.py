@@ -285,6 +285,8 @@ def conflicts(w: World) -> list[tuple[list[str], str]]:
          "--seeds and --trials have no effect with --from-results"),
         ([*harvest_run, "--tasks", "click-button", "--recheck", "--max-tokens", "99"],
          "--max-tokens has no effect with --recheck"),
+        ([*harvest_run, "--from-results", str(w.run), "--no-guards"],  # each episode's own guards are used
+         "--no-guards has no effect with --from-results"),
         ([*harvest_run, "--tasks", "click-button", "--llm", w.spec, "--examples", "manual"],
          "argument --examples: unknown examples mode 'manual'; choose one of none, auto-near"),
         ([*harvest_run, "--tasks", "stored", "--llm", w.spec], "unknown task 'stored'"),

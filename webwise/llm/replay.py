@@ -20,8 +20,8 @@ from webwise.llm.base import ChatReply, ChatRequest, estimate_tokens
 Replies = dict[str, list[str]]
 
 #: The pipe read last, by (device, inode), and what it held. A bench reads its replay file to
-#: check it, then again for each worker's model, and a pipe (``replay:<(jq ...)``) has nothing
-#: left after the first read. A regular file is read afresh each time: it may have been edited.
+#: check it, then again for the model its workers share, and a pipe (``replay:<(jq ...)``) has
+#: nothing left after the first read. A regular file is read afresh each time: it may have been edited.
 _last_pipe: tuple[tuple[int, int], Replies] | None = None
 
 
