@@ -332,25 +332,34 @@ def _stdout_refuses() -> bool:
     return False
 
 
-#: The options of a harvest's episodes, which a harvest that runs none (``--from-results``,
-#: ``--recheck``) has no use for: the candidates it checks were made already, and each is
-#: checked with the guards its episode ran with.
-#: Each as its argparse dest and its flag.
-EPISODE_OPTIONS = {"seeds": "--seeds", "seed_start": "--seed-start", "trials": "--trials", "llm": "--llm",
-                   "method": "--method", "examples": "--examples", "max_steps": "--max-steps",
-                   "max_tokens": "--max-tokens", "guards": "--no-guards"}
+#: The options of a harvest's episodes (argparse dests), which a harvest that runs none
+#: (``--from-results``, ``--recheck``) has no use for: the candidates it checks were made
+#: already, and each is checked with the guards its episode ran with.
+EPISODE_OPTIONS = ("seeds", "seed_start", "trials", "llm", "method", "examples", "max_steps", "max_tokens", "guards")
 
 
-def _refuse_unused(args: argparse.Namespace, options: dict[str, str], run: str) -> None:
-    """A one-line :class:`ConfigError` when an option of ``options`` (argparse dest: flag) was given a
-    value other than its default: ``run`` would ignore it, and the user would believe it took effect
+def _refuse_unused(args: argparse.Namespace, names: Sequence[str], run: str) -> None:
+    """A one-line :class:`ConfigError` when an option of ``names`` (argparse dests) was given a value
+    other than its default: ``run`` would ignore it, and the user would believe it took effect
     (``harvest --from-results R --llm local:1.5b`` learns nothing from the 1.5B)."""
-    defaults = vars(build_parser().parse_args([args.command]))
-    given = [flag for name, flag in options.items() if getattr(args, name) != defaults[name]]
+    parser = build_parser()
+    defaults = vars(parser.parse_args([args.command]))
+    flags = _flags(parser, args.command)
+    given = [flags[name] for name in names if getattr(args, name) != defaults[name]]
     if given:
         one = len(given) == 1
         raise ConfigError(f"{' and '.join(given)} {'has' if one else 'have'} no effect with {run}, which runs no "
                           f"episodes: leave {'it' if one else 'them'} out")
+
+
+def _flags(parser: argparse.ArgumentParser, command: str) -> dict[str, str]:
+    """Each option of ``command`` by its dest, as the user types it (``guards``: ``--no-guards``).
+
+    argparse keeps its parsers' options only in private attributes, and the flags are written
+    once, where the parser declares them."""
+    (commands,) = (action for action in parser._actions if isinstance(action, argparse._SubParsersAction))
+    return {action.dest: action.option_strings[-1] for action in commands.choices[command]._actions
+            if action.option_strings}
 
 
 def _harvest(args: argparse.Namespace) -> int:
