@@ -96,6 +96,31 @@ def test_bad_input_through_the_console_script(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr and result.stdout == ""
 
 
+@pytest.mark.parametrize("command", [[WEBWISE], [sys.executable, "-m", "webwise"]])
+def test_ctrl_c_while_the_command_is_being_imported_is_no_traceback(tmp_path: Path, command: list[str]) -> None:
+    """Ctrl-C in the first third of a second, before ``main`` and its handler exist: a module the
+    command imports on its way there (``regex``, shadowed) raises the interrupt as it is imported."""
+    (tmp_path / "regex.py").write_text("raise KeyboardInterrupt\n")
+    result = subprocess.run([*command, "tasks"], capture_output=True, text=True, timeout=60,
+                            env={**os.environ, "PYTHONPATH": str(tmp_path)})
+    assert (result.returncode, result.stderr, result.stdout) == (130, "webwise: interrupted\n", "")
+
+
+def test_importing_the_package_imports_nothing_until_a_name_is_used() -> None:
+    """What lets the command catch Ctrl-C from its first moment; the names still resolve as before."""
+    probe = ("import sys, webwise; before = sorted(m for m in sys.modules if m.startswith('webwise.'))\n"
+             "from webwise import Session, solve, ChatRequest\n"
+             "import webwise.session, webwise.llm.base\n"
+             "assert solve is webwise.session.solve and ChatRequest is webwise.llm.base.ChatRequest\n"
+             "assert sorted(webwise.__all__) == sorted(webwise._HOMES) and set(webwise.__all__) <= set(dir(webwise))\n"
+             "print(before)")
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert (result.returncode, result.stdout) == (0, "[]\n"), result.stderr
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        webwise_module = __import__("webwise")
+        getattr(webwise_module, "nothing")
+
+
 def test_tasks_lists_every_page_and_the_paper_groups(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["tasks"]) == 0
     listed = [line.split("\t")[0] for line in capsys.readouterr().out.splitlines()]

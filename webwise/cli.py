@@ -268,9 +268,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):  # a path or a task's text the terminal cannot encode is escaped
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
-    args = build_parser().parse_args(argv)
     try:
-        status = _command(args)
+        status = _command(build_parser().parse_args(argv))
         sys.stdout.flush()  # a stdout that cannot take the output fails here, where it is handled, not at exit
         return status
     except ConfigError as exc:
