@@ -179,12 +179,13 @@ def test_a_results_file_replaced_under_a_running_bench_gets_the_next_lines(tmp_p
     assert read_results(path) == [first, second]
 
 
-def test_a_torn_last_line_is_ignored_and_cut_on_repair(tmp_path: Path) -> None:
+def test_a_torn_last_line_is_ignored_and_cut_by_the_next_append(tmp_path: Path) -> None:
     path = tmp_path / "results.jsonl"
     good = json.dumps({"task": "click-button", "seed": 0, "method": "webwise", "examples": "none", "llm": "x"})
     path.write_text(good + "\n" + good[:20])
-    assert len(read_results(path)) == 1 and path.read_text().endswith(good[:20])
-    assert len(read_results(path, repair=True)) == 1 and path.read_text() == good + "\n"
+    assert len(read_results(path)) == 1 and path.read_text().endswith(good[:20])  # reading leaves it
+    ResultsFile(path).append(json.loads(good))
+    assert path.read_text() == good + "\n" + good + "\n"
     path.write_text("garbage\n" + good + "\n")
     with pytest.raises(Exception, match="line 1 is not an episode record"):
         read_results(path)
@@ -578,7 +579,7 @@ def test_links_planted_in_a_handed_over_folder_are_neither_written_through_nor_s
     assert info.value.code == 2 and ".bench.lock is a link" in capsys.readouterr().err
     assert victim.read_text() == "keep\n"
     (out / ".bench.lock").unlink()
-    victim.write_text("keep")  # a torn last line, which a resume cuts off
+    victim.write_text("keep")  # a torn last line, which an append cuts off
     for target, said in ((victim, "results.jsonl is a link"), (tmp_path / "new", "results.jsonl: a link to nothing")):
         (out / "results.jsonl").unlink()  # a file to cut or append to, one to create
         (out / "results.jsonl").symlink_to(target)

@@ -156,19 +156,19 @@ def test_a_line_torn_by_a_killed_writer_is_cut_before_another_process_appends(tm
     assert [r["seed"] for r in read_results(path)] == [0, 2]
 
 
-def test_a_resume_does_not_cut_a_line_another_process_is_writing(tmp_path: Path) -> None:
-    """A harvest starting while another appends to the same journal read its line half written and
-    cut it as torn; the rest of it then landed as a bad line of its own."""
+def test_an_append_does_not_cut_a_line_another_process_is_writing(tmp_path: Path) -> None:
+    """Two harvests appending to one journal: the second must not take the first's line, half
+    written, for one whose writer died and cut it; the rest of it would land as a bad line."""
     path = tmp_path / "harvest.jsonl"
     ResultsFile(path).append(record(0))
     line = (json.dumps(record(1)) + "\n").encode()
     writer = os.open(path, os.O_WRONLY | os.O_APPEND)
     fcntl.flock(writer, fcntl.LOCK_EX)  # as ResultsFile holds it while it writes
     os.write(writer, line[:100])
-    reader = threading.Thread(target=read_results, args=(path,), kwargs={"repair": True})
-    reader.start()
+    other = threading.Thread(target=ResultsFile(path).append, args=(record(2),))
+    other.start()
     time.sleep(0.3)
     os.write(writer, line[100:])
     os.close(writer)
-    reader.join(timeout=10)
-    assert [r["seed"] for r in read_results(path)] == [0, 1]
+    other.join(timeout=10)
+    assert [r["seed"] for r in read_results(path)] == [0, 1, 2]

@@ -206,12 +206,12 @@ def _shape_problem(record: Any) -> str | None:
     return None
 
 
-def read_results(path: Path, *, repair: bool = False,
+def read_results(path: Path, *,
                  check: Callable[[dict[str, Any]], str | None] | None = None) -> list[dict[str, Any]]:
     """The complete records of a results file (or a harvest's journal).
 
-    A last line without its newline is what kill -9 mid-write leaves; it is ignored (and
-    with ``repair`` cut off, so the next append starts on a fresh line). Any other bad line
+    A last line without its newline is what kill -9 mid-write leaves; it is ignored here, and
+    cut off by the next append (:func:`append_line`), under the file's lock. Any other bad line
     means the file is not ours to guess about: a one-line :class:`ConfigError`, as is a file
     that cannot be read. ``check`` says what else is wrong with a record for the caller's use
     (None: nothing), which refuses its line the same way.
@@ -221,14 +221,7 @@ def read_results(path: Path, *, repair: bool = False,
         return []
     with os.fdopen(fd, "rb") as file:
         data = file.read()
-    complete, _, torn = data.rpartition(b"\n")
-    if torn and repair:  # under the file's lock: the tail may be a line another process is writing
-        fd = open_own(path, os.O_RDWR)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            _cut_torn_tail(fd)
-        finally:
-            os.close(fd)
+    complete = data.rpartition(b"\n")[0]
     records = []
     for number, line in enumerate(complete.split(b"\n") if complete else [], start=1):
         if not line.strip():
@@ -633,7 +626,6 @@ class Bench(Pool):
         with _exclusive(config.out):
             existing = read_results(path)
             _refuse_to_add(path, config.resume, existing)  # again: another bench may have written since
-            read_results(path, repair=True)  # cut a torn last line before appending after it
             first = make_llm(config.llm)
             try:
                 return self._run(plan, existing, first)

@@ -342,7 +342,7 @@ class Harvest(Pool):
         for task in config.tasks:  # as a bench plans: what auto-near will read, read now
             load_examples(task, config.examples, self.store_dir)
         journal = self.store_dir / JOURNAL
-        existing = read_results(journal, repair=True)  # a torn last line is cut before appending after it
+        existing = read_results(journal)
         first = make_llm(config.llm)
         try:
             keys = [job.key(first.name, config.trials, config.guards) for job in plan]
@@ -507,7 +507,7 @@ class Recheck(_WithoutModel):
         journal = self.store_dir / JOURNAL
         if not os.path.lexists(journal):  # a mistyped --store would report nothing to do, exit 0
             raise ConfigError(f"no harvest journal at {journal}: --recheck checks a harvested store's refusals")
-        records = read_results(journal, repair=True, check=_candidate_problem)  # a hand-edited one too
+        records = read_results(journal, check=_candidate_problem)  # a hand-edited one too
         latest = {(record_key(r), r.get("imported_from")): r for r in records
                   if r["task"] in self.config.tasks}  # two bench files may hold one episode: both count
         refused = [r for r in latest.values() if r.get("outcome") == "refused"]
@@ -671,7 +671,7 @@ class Import(_WithoutModel):
         left_out = sum(record["task"] in self.config.tasks for record in records) - len(episodes)
         self.store_dir.mkdir(parents=True, exist_ok=True)
         journal = self.store_dir / JOURNAL
-        done = {record_key(r) for r in self._mine(read_results(journal, repair=True)) if not r.get("infra_error")}
+        done = {record_key(r) for r in self._mine(read_results(journal)) if not r.get("infra_error")}
         todo = [episode for episode in episodes if record_key(episode) not in done]
         print(f"import: {len(episodes)} episodes of {self.source} to learn from, {len(episodes) - len(todo)} "
               f"already in {journal}, {len(todo)} to look at"
