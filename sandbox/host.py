@@ -297,6 +297,11 @@ class Sandbox:
             return failed(f"action limit of {limits.max_actions} reached")
         if state.breach:
             return failed(state.breach)
+        cpu = exit_.get("cpu")
+        if exit_.get("signal") == signal.SIGXCPU or (type(cpu) is float and cpu >= limits.cpu_seconds):
+            # before the child's own word: a program that kept the limit's handler from running
+            # (no stack or memory left to call it) ran on past it and then said it ended well
+            return failed(f"TimeoutError: program exceeded {limits.cpu_seconds:g} s CPU time")
         if state.child is not None and type(child.get("ok")) is bool:
             error = child.get("error")
             if child["ok"]:
@@ -311,9 +316,6 @@ class Sandbox:
         if exit_.get("code") == protocol.RESULT_UNSENT:
             return failed("the program ended but could not send its result to the host")
         sig = exit_.get("signal")
-        cpu = exit_.get("cpu")
-        if sig == signal.SIGXCPU or (type(cpu) is float and cpu >= limits.cpu_seconds):
-            return failed(f"TimeoutError: program exceeded {limits.cpu_seconds:g} s CPU time")
         if type(sig) is int:
             try:
                 name = signal.Signals(sig).name

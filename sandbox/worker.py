@@ -35,12 +35,39 @@ _ROUND_TRIP_FRAMES = protocol.MAX_DEPTH + 16
 _RESERVE_BYTES = 1 << 20
 
 
+class _CpuAlarm:
+    """Whether the soft CPU limit's signal has come, whether or not its handler ran.
+
+    The handler (:meth:`_Program.out_of_cpu`) is Python, called on the program's own stack and
+    heap: a program spinning at the recursion limit, or with memory full, makes that call fail,
+    catches the RecursionError or MemoryError, and runs on. The C-level handler that comes first
+    always writes the signal's number to the wakeup pipe, which the child reads before each
+    action call and before it reports. (The CPU time itself cannot tell: the kernel's count that
+    sends the signal ran up to 3 ms ahead of the process's clock and of its final usage.)
+    Made before the limits, since the pipe takes two descriptors.
+    """
+
+    def __init__(self) -> None:
+        self._read, write = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+        signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+        self.highest_fd = max(self._read, write)
+        self._rang = False
+
+    def rang(self) -> bool:
+        try:
+            self._rang = self._rang or signal.SIGXCPU in os.read(self._read, 64)
+        except BlockingIOError:
+            pass
+        return self._rang
+
+
 class _Program:
     """The child side of one run: the program's namespace and its link to the host."""
 
-    def __init__(self, channel: socket.socket, limits: Limits) -> None:
+    def __init__(self, channel: socket.socket, limits: Limits, alarm: _CpuAlarm) -> None:
         self.channel = channel
         self.limits = limits
+        self.alarm = alarm
         self.printer = guards.Printer(limits.output_chars)
         self.globals = guards.namespace(self.printer)
         self.reserve: bytearray | None = bytearray(_RESERVE_BYTES)
@@ -50,6 +77,8 @@ class _Program:
         its ``finally`` blocks."""
         _stop_finalizers()
         self.reserve = None
+        if self.alarm.rang():  # whatever the program raised or did since: it ran out of CPU time
+            ok, error = False, f"TimeoutError: program exceeded {self.limits.cpu_seconds:g} s CPU time"
         try:
             protocol.send(self.channel, {"op": "result", "ok": ok, "error": error,
                                          "output": self.printer()})
@@ -58,7 +87,11 @@ class _Program:
         os._exit(0)
 
     def call(self, name: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        """Forward one action to the host as plain data and apply its reply."""
+        """Forward one action to the host as plain data and apply its reply.
+
+        A program past its CPU time acts no more, even one that kept the limit's handler from
+        running (:class:`_CpuAlarm`): it ends here instead.
+        """
         try:
             message = protocol.encode({"op": "call", "name": name, "args": list(args), "kwargs": kwargs,
                                        "output": self.printer()}, limit=self.limits.message_bytes)
@@ -69,10 +102,12 @@ class _Program:
         _reserve_stack(_ROUND_TRIP_FRAMES)
         _stop_finalizers()  # the reply may end the program
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGXCPU})  # no result frame inside a call's
+        if self.alarm.rang():  # it came before the block, and its handler was kept from running
+            self.out_of_cpu(signal.SIGXCPU, None)
         reply = self.exchange(message)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGXCPU})
-        if reply.get("end"):
+        if reply.get("end"):  # before anything that allocates: a MemoryError here ran the program on
             self.finish(True, None)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGXCPU})
         gc.enable()  # the program runs on, and so may its finalizers
         self.globals.update(reply["rebind"])
         if reply["error"] is not None:
@@ -237,14 +272,15 @@ def _child(request: dict[str, Any], fd: int) -> NoReturn:
         os.closerange(CHANNEL_FD + 1, 1 << 16)  # the worker's control socket, pidfds, anything
         channel = socket.socket(fileno=CHANNEL_FD)
         limits = Limits(**request["limits"])
-        confine.apply_rlimits(limits, CHANNEL_FD)
+        alarm = _CpuAlarm()
+        confine.apply_rlimits(limits, alarm.highest_fd)
         try:
             confine.isolate_from_other_processes()
         except confine.IsolationError as exc:  # no program runs unisolated: say why, once per run
-            _Program(channel, limits).finish(False, exc.strerror)
+            _Program(channel, limits, alarm).finish(False, exc.strerror)
         if confine.seccomp_supported():
             confine.install_seccomp()
-        _Program(channel, limits).run(request["code"], request["data"], request["functions"])
+        _Program(channel, limits, alarm).run(request["code"], request["data"], request["functions"])
     finally:
         os._exit(70)  # only reached if setting up failed; the host reports the exit status
 
@@ -281,7 +317,6 @@ def _warm_up() -> None:
     import datetime
     import json
     import re
-    import time  # noqa: F401  (C code in datetime imports it at call time; see guarded_import)
 
     moment = datetime.datetime.strptime("03/14/2016 9:37 PM", "%m/%d/%Y %I:%M %p")
     moment.strftime("%c")

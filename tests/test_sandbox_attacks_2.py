@@ -372,6 +372,73 @@ def test_output_and_errors_with_terminal_escapes_and_surrogates_reach_the_host_i
     _assert_host_fine(sandbox, result, host)
 
 
+# --- The CPU limit's handler kept from running (was a limit break) -------------------------------
+#
+# The soft CPU limit's signal is handled in the child by a Python function, which runs on the
+# program's stack and heap. A program spinning at the recursion limit, or with memory full,
+# makes the call of that handler fail: the RecursionError or MemoryError is raised where the
+# program spins, and it catches it. It ran on for up to the second before the kernel's hard
+# limit, acted on the page in it, and ended with ok=True. Fixed twice over: an action call made
+# past the CPU time ends the program, and the host reads the child's CPU time before its word.
+
+SPIN_AT_THE_RECURSION_LIMIT = """
+print('start')
+state = {'spinning': False}
+def deep(n):
+    try:
+        return deep(n + 1)
+    except RecursionError:
+        pass
+    if state['spinning']:
+        return n  # this RecursionError was the limit's handler, called one frame deeper
+    state['spinning'] = True
+    while True:
+        pass
+deep(0)
+print('ran on past the CPU limit')
+"""
+SPIN_WITH_MEMORY_FULL = """
+print('start')
+hold = []
+pairs = [None] * 400000
+def fill():
+    for size in (1 << 22, 1 << 20, 1 << 16, 1 << 12, 1024, 256, 64, 16, 0):
+        while True:
+            try:
+                hold.append(b'x' * size)
+            except MemoryError:
+                break
+    for i in range(400000):  # the last crumbs, in small objects
+        pairs[i] = (i, i)
+try:
+    fill()
+except MemoryError:
+    pass
+try:
+    while True:
+        pass
+except MemoryError:
+    pass  # the limit's handler, which found no memory to be called with
+hold = pairs = None
+print('ran on past the CPU limit')
+"""
+
+
+@pytest.mark.parametrize("code", [SPIN_AT_THE_RECURSION_LIMIT, SPIN_WITH_MEMORY_FULL], ids=["stack", "memory"])
+def test_a_program_that_keeps_the_cpu_limits_handler_from_running_does_not_end_well(code: str, sandbox: Sandbox):
+    result, host = _run(sandbox, code)
+    assert (result.ok, result.error) == (False, CPU_LIMIT), result
+    assert result.seconds < LIMITS.wall_seconds + 1
+    _assert_host_fine(sandbox, result, host)
+
+
+def test_a_program_past_its_cpu_time_acts_no_more_and_keeps_what_it_printed(sandbox: Sandbox):
+    result, host = _run(sandbox, SPIN_AT_THE_RECURSION_LIMIT + "click('button', 'Cancel')\nprint('and acted')\n")
+    assert (result.ok, result.error, result.actions, host.args_seen) == (False, CPU_LIMIT, 0, []), result
+    assert result.output == "start\nran on past the CPU limit\n"
+    _assert_host_fine(sandbox, result, host)
+
+
 # --- Files of the host (held: no route to a file through the policy) ----------------------------
 
 FILE_ROUTES = {
