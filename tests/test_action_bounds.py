@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Iterator
 
 import pytest
 
@@ -20,7 +19,7 @@ from sandbox import Limits
 from webwise.actions import ActionError, Executor
 from webwise.agent import ActionHandler, Settings
 from webwise.dom import filtered_summary
-from webwise.environment import MiniWoBEnv
+from webwise.environment import MiniWoBEnv, PageFault
 from webwise.llm.replay import ReplayModel
 
 
@@ -207,3 +206,56 @@ def test_a_point_off_the_window_is_refused_and_nothing_moves(env: MiniWoBEnv, x:
     for name, args in [("click_at", [x, y]), ("drag_to", ["button", "Ok", x, y]), ("draw", [[(5, 5), (x, y)]])]:
         assert "is outside the window" in handler(name, args, {}).error
     assert all(record.error for record in executor.records)
+
+
+# -- the page runs only its own scripts, one episode a load ---------------------------------
+
+def test_markup_a_page_writes_from_typed_text_runs_no_script(env: MiniWoBEnv) -> None:
+    """terminal echoes each command line through innerHTML: typing a tag with an inline handler
+    ran the program's JavaScript in the page, which ended the episode with a full reward (was
+    an escape; the page server's Content Security Policy admits the page's own scripts only)."""
+    executor = start(env, "terminal")
+    executor.click("input_text", "")
+    executor.enter_text("<img src=x onerror=core.endEpisode(1,true)><svg onload=document.title=1>\n")
+    assert ended(env) == [False, 0] and env.script("return document.title") != "1"
+    assert env.script("return document.querySelectorAll('#terminal img').length") == 1  # written, inert
+    executor.enter_text("rm\n")  # the page's own scripts still run
+    assert "rm" in env.script("return document.getElementById('terminal').textContent")
+
+
+def test_an_ended_episode_does_not_start_again_under_a_click_on_its_cover(env: MiniWoBEnv) -> None:
+    """Once an episode ends the page shows a START cover, and a click on it drew another problem
+    with the reward back at 0: an episode a page ends by itself (moving-items, on a timer) was
+    then recorded as an unfinished one."""
+    executor = start(env, "click-button", 4)
+    wanted = env.utterance.split('"')[1]
+    executor.click("button", next(e["text"] for e in executor.elements if e["tag"] == "button" and e["text"] != wanted))
+    assert ended(env) == [True, -1]
+    executor.click_at(80, 100)
+    assert ended(env) == [True, -1] and executor.outcome.raw_reward == -1
+    assert env.script("return document.getElementById('query').textContent") == env.utterance
+
+
+def test_a_pointer_gesture_that_cannot_end_in_the_program_s_time_is_refused(env: MiniWoBEnv) -> None:
+    """WebDriver performs a gesture whole: a 200-point draw begun at the end of a program went on
+    3.4 s past its wall-clock limit, the page taking the moves after the program was killed."""
+    executor = start(env, "draw-line")
+    path = [(20 + i % 100, 60 + (i // 100) * 40) for i in range(200)]
+    executor.deadline = time.monotonic() + 1.0
+    began = time.monotonic()
+    with pytest.raises(ActionError, match=r"^draw\(\): the program's time ran out: 200 pointer moves take about "
+                                          r"4\.0 s, and (0\.\d|1\.0) s were left$"):
+        executor.draw(path)
+    assert time.monotonic() - began < 0.5
+    executor.draw(path[:20])  # one that fits is drawn
+    assert executor.records[-1].error is None
+
+
+def test_a_page_the_browser_left_is_a_one_line_page_fault(env: MiniWoBEnv) -> None:
+    """A read of the task's state on another page raised the driver's JavascriptException, with
+    its native stack trace, out of the episode."""
+    executor = start(env, "click-button")
+    env.driver.get(env.pages.base_url + "/core/core.css")
+    for read in (executor.refresh, env.outcome):
+        with pytest.raises(PageFault, match=r"^the task's page is gone from the browser: [^\n]* is not defined$"):
+            read()

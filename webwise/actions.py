@@ -246,6 +246,9 @@ _MAX_TEXT = 2000
 _KEY_BATCH = 200
 #: What draw() takes: at least a start and an end, at most this many points.
 MAX_POINTS = 200
+#: Seconds a pointer gesture is allowed per point: WebDriver performs one whole, at about 17 ms
+#: a point here (MOVE_MS each and the driver's own time; 200 points took 3.35 s).
+_POINT_SECONDS = 0.02
 #: The longest wait(), in seconds: a program has 10 s in all.
 MAX_WAIT = 5.0
 #: Seconds hover() rests the pointer before the page is observed: menus open a submenu a moment
@@ -499,7 +502,22 @@ class Executor:
         viewport = self.env.viewport()
         for point in points:
             _check_inside(action, point, viewport)
-        self.env.pointer(_whole(points), press=True)
+        self._gesture(action, _whole(points), press=True)
+
+    def _gesture(self, action: str, points: list[tuple[int, int]], *, press: bool) -> None:
+        """Move the pointer through ``points``, if that can end before :attr:`deadline`.
+
+        WebDriver performs a gesture whole and cannot stop it midway, so one that cannot end in
+        the program's time is refused before it starts: a draw of 200 points begun at the end
+        of a program went on 3.4 s past its wall-clock limit, the page still taking the moves
+        after the sandbox had killed the program.
+        """
+        need = len(points) * _POINT_SECONDS
+        left = self.deadline - time.monotonic()
+        if need > left:
+            raise ActionError(f"{action}(): the program's time ran out: {len(points)} pointer moves take about "
+                              f"{need:.1f} s, and {max(0.0, left):.1f} s were left")
+        self.env.pointer(points, press=press)
 
     def _pause(self, seconds: float) -> None:
         """Sleep ``seconds``, or until :attr:`deadline` when that comes first."""
@@ -523,7 +541,7 @@ class Executor:
         self.records[-1].target_text = target["text"] or target["deep_text"]
         centre = dom.centre(target)
         _check_inside("hover", centre, self.env.viewport(), target)
-        self.env.pointer(_whole([centre]), press=False)
+        self._gesture("hover", _whole([centre]), press=False)
         self._pause(HOVER_DWELL)
         return f"{target['tag']} {target['deep_text'][:40]!r}".strip()
 
@@ -548,7 +566,7 @@ class Executor:
         steps = max(2, min(MAX_POINTS - 1, math.ceil(math.dist(start, end) / _DRAG_STEP)))
         path = [start] + [(start[0] + (end[0] - start[0]) * i / steps, start[1] + (end[1] - start[1]) * i / steps)
                           for i in range(1, steps + 1)]
-        self.env.pointer(_whole(path), press=True)
+        self._gesture(action, _whole(path), press=True)
         return f"{source['tag']} {source['deep_text'][:40]!r}".strip()
 
     def _select(self, text: str) -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
 import urllib3
-from selenium.common.exceptions import InvalidSessionIdException, WebDriverException
+from selenium.common.exceptions import InvalidSessionIdException, JavascriptException, WebDriverException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 
@@ -23,11 +23,16 @@ from webwise.errors import ConfigError, WebwiseError
 from webwise.pages import PageServer
 from webwise.tasks import html_root, page_path
 
+# One episode per page load: once an episode has ended, the page shows its START cover, and a
+# click there (a program's click_at anywhere on the task) called core.startEpisodeReal again,
+# which drew another problem and set the reward back to 0. An episode the page had ended on its
+# own timer (moving-items, at -1) was then recorded as a fresh, unfinished one.
 _RESET_JS = """
 Math.seedrandom(arguments[0]);
 core.setDataMode(arguments[1]);
 core.EPISODE_MAX_TIME = arguments[2];
 core.startEpisodeReal();
+core.startEpisodeReal = function () {};
 return WOB_TASK_READY;
 """
 _READY_JS = "return WOB_TASK_READY;"
@@ -406,12 +411,24 @@ class MiniWoBEnv:
         half open (click-collapsible-2: a link in the opening section missing from the
         observation, so the program's next click found nothing).
         """
-        with self._guard():
+        with self._on_the_task_page():
             tree, state, utterance, visuals, said = self.driver.execute_async_script(_OBSERVE_JS, SETTLE_MS)
         return flatten(tree, visuals), Outcome.from_page(state), spoken(said) if said else utterance
 
     def outcome(self) -> Outcome:
-        return Outcome.from_page(self.script(_STATE_JS))
+        with self._on_the_task_page():
+            return Outcome.from_page(self.driver.execute_script(_STATE_JS))
+
+    @contextlib.contextmanager
+    def _on_the_task_page(self) -> Iterator[None]:
+        """A read of MiniWoB's globals (``core``, ``WOB_DONE_GLOBAL``) that finds none: the
+        browser is no longer on the task's page, a :class:`PageFault` in one line (the driver's
+        error came with its native stack trace, out of the episode as a traceback)."""
+        try:
+            with self._guard():
+                yield
+        except JavascriptException as exc:
+            raise PageFault(f"the task's page is gone from the browser: {browser_mod.driver_said(exc)}") from None
 
     def screenshot_png(self) -> bytes:
         with self._guard():
