@@ -20,12 +20,13 @@ from types import ModuleType
 import pytest
 
 from webwise import charts, tables
-from webwise.bench import (Bench, BenchConfig, Job, Progress, ResultsFile, Worker, read_results, record_key,
-                           rewrite_results)
+from webwise.bench import (MAX_RESULTS_BYTES, Bench, BenchConfig, Job, Progress, ResultsFile, Worker, read_results,
+                           record_key, rewrite_results)
 from webwise.cli import main
 from webwise.dom import render
 from webwise.environment import BrowserDied
 from webwise.episode import Episode, Step
+from webwise.errors import ConfigError
 from webwise.llm.cache import CachedModel
 from webwise.llm.replay import ReplayModel
 from webwise.provenance import code_version, git_commit
@@ -114,14 +115,15 @@ def test_resuming_over_episodes_of_other_code_says_so_and_the_tables_count_both(
     assert main(bench_args(replay, out, seeds=1)) == 0
     records = read_results(out / "results.jsonl")
     assert {r["code"] for r in records} == {code_version()}
-    records[0].update(code="0.1.0+src.000000000000", commit="0123456789ab")
+    records[0].update(code="0.1.0+src.000000000000\x1b[2J", commit="0123456789ab")  # a file handed over
     del records[1]["code"], records[1]["commit"]  # a line written before episodes recorded their code
     (out / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
     capsys.readouterr()
     assert main([*bench_args(replay, out, seeds=2), "--resume"]) == 0
-    assert (f"bench: warning: 2 episodes already there ran on other code (0.1.0+src.000000000000 1, unrecorded 1), "
-            f"not {code_version()}; the tables will mix them") in capsys.readouterr().err
-    assert (f"Episodes by code version: 0.1.0+src.000000000000 at 0123456789ab 1, {code_version()} at {git_commit()} 6, "
+    err = capsys.readouterr().err
+    assert (f"bench: warning: 2 episodes already there ran on other code (0.1.0+src.000000000000\\x1b[2J 1, "
+            f"unrecorded 1), not {code_version()}; the tables will mix them") in err and "\x1b" not in err
+    assert (f"Episodes by code version: 0.1.0+src.000000000000\\x1b[2J at 0123456789ab 1, {code_version()} at {git_commit()} 6, "
             "unrecorded 1" in (out / "tables.md").read_text())
 
 
@@ -179,6 +181,44 @@ def test_a_results_file_replaced_under_a_running_bench_gets_the_next_lines(tmp_p
     assert read_results(path) == [first, second]
 
 
+def test_a_whole_last_record_without_its_newline_counts_and_is_kept(tmp_path: Path) -> None:
+    """A file an editor or printf saved without its last newline: its last episode was taken for
+    a torn line, left out of the report and cut off by the next append."""
+    path = tmp_path / "results.jsonl"
+    first, last = ({"task": "click-button", "seed": seed, "method": "webwise", "examples": "none", "llm": "x"}
+                   for seed in (0, 1))
+    path.write_text(json.dumps(first) + "\n" + json.dumps(last))
+    assert read_results(path) == [first, last]
+    ResultsFile(path).append(first)
+    assert read_results(path) == [first, last, first]
+
+
+@pytest.mark.parametrize("levels", [65, 500])
+def test_a_record_nested_past_what_a_bench_writes_is_refused_in_one_line(tmp_path: Path, levels: int) -> None:
+    """One nested about 985 deep loaded, and the report or the resume that wrote it out again,
+    from a deeper stack, ended in a RecursionError's traceback."""
+    path = tmp_path / "results.jsonl"
+    record = json.dumps({"task": "click-button", "seed": 0, "method": "webwise", "examples": "none", "llm": "x"})
+
+    def nested(depth: int) -> str:  # the record is a level, its field's list the next, and so on
+        return record[:-1] + ', "output": ' + "[" * (depth - 1) + "]" * (depth - 1) + "}\n"
+
+    path.write_text(nested(levels))
+    with pytest.raises(ConfigError, match=r"^\S+: line 1 is not an episode record \(nested deeper than 64 levels\)$"):
+        read_results(path)
+    path.write_text(nested(64))
+    assert len(read_results(path)) == 1
+
+
+def test_a_results_file_larger_than_a_bench_writes_is_refused_unread(tmp_path: Path) -> None:
+    """A sparse 2 GiB file was read whole (2 GB of memory), then taken as an empty results file."""
+    path = tmp_path / "results.jsonl"
+    with path.open("wb") as sparse:
+        sparse.truncate(MAX_RESULTS_BYTES + 1)
+    with pytest.raises(ConfigError, match=r"^\S+ holds more than 1024 MiB: not a file of episodes a bench wrote"):
+        read_results(path)
+
+
 def test_a_torn_last_line_is_ignored_and_cut_by_the_next_append(tmp_path: Path) -> None:
     path = tmp_path / "results.jsonl"
     good = json.dumps({"task": "click-button", "seed": 0, "method": "webwise", "examples": "none", "llm": "x"})
@@ -189,6 +229,18 @@ def test_a_torn_last_line_is_ignored_and_cut_by_the_next_append(tmp_path: Path) 
     path.write_text("garbage\n" + good + "\n")
     with pytest.raises(Exception, match="line 1 is not an episode record"):
         read_results(path)
+
+
+def test_a_progress_line_shows_a_program_s_escapes_and_line_breaks_and_obeys_none() -> None:
+    """A harvest's verdict carries the check's refusal, a program's exception text: written raw
+    when stderr was no terminal (a log, a pipe), its escape sequences reached the terminal."""
+    stream = io.StringIO()
+    Progress(stream, 1, 0, "harvest").update({
+        "task": "click-button", "seed": 0, "method": "webwise", "examples": "none", "success": True, "error": None,
+        "verdict": "solved; refused by the check: seed 1: Exception: \x1b]0;owned\x07\nALL KEPT"})
+    line = stream.getvalue()
+    assert line.endswith(": solved; refused by the check: seed 1: Exception: \\x1b]0;owned\\x07\\nALL KEPT\n")
+    assert "\x1b" not in line and line.count("\n") == 1
 
 
 class _Terminal(io.StringIO):
@@ -574,6 +626,11 @@ def test_links_planted_in_a_handed_over_folder_are_neither_written_through_nor_s
     (out / "screenshots").symlink_to(pictures)
     assert main(["report", str(out)]) == 0
     assert base64.b64encode(secret.read_bytes()).decode() not in (out / "report.html").read_text()
+    with pytest.raises(SystemExit) as info:  # a bench wrote its screenshots into the user's pictures
+        raise SystemExit(main([*bench_args(replay, out), "--resume"]))
+    assert info.value.code == 2 and "screenshots is a link" in capsys.readouterr().err
+    assert [p.name for p in pictures.iterdir()] == ["x.png"]
+    (out / "screenshots").unlink()
     with pytest.raises(SystemExit) as info:
         raise SystemExit(main([*bench_args(replay, out), "--resume"]))
     assert info.value.code == 2 and ".bench.lock is a link" in capsys.readouterr().err

@@ -18,6 +18,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -156,6 +157,25 @@ def test_a_pipe_serves_every_read_of_the_run(pipe_path: Path) -> None:
     first = load_replies(pipe_path)
     assert load_replies(pipe_path) == first == {"click-button": [SOLVES]}
     assert ReplayModel.from_file(pipe_path).name == f"replay:{pipe_path}"  # not /proc/PID/fd/pipe:[N]
+
+
+def test_a_named_fifo_no_one_writes_to_is_refused_at_once(tmp_path: Path) -> None:
+    """Opening it for reading waited for a writer: a solve hung with nothing said."""
+    fifo = tmp_path / "replies.json"
+    os.mkfifo(fifo)
+    said: list[BaseException] = []
+
+    def load() -> None:
+        try:
+            load_replies(fifo)
+        except ConfigError as exc:
+            said.append(exc)
+
+    reader = threading.Thread(target=load, daemon=True)  # daemon: a reader stuck in open never ends
+    reader.start()
+    reader.join(timeout=5)
+    assert not reader.is_alive(), "the open of a FIFO with no writer is still waiting"
+    assert str(said[0]).startswith(f"replay file {fifo} is empty")
 
 
 def test_an_empty_list_hides_the_star_entry(tmp_path: Path) -> None:

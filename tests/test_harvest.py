@@ -884,3 +884,24 @@ def test_a_recheck_of_a_store_that_is_not_there_is_bad_input(tmp_path: Path,
     assert not typo.exists()
     with pytest.raises(ConfigError, match="^no harvest journal at "):
         recheck(["click-button"], store_dir=typo, progress=QUIET)
+
+
+@pytest.mark.parametrize("change, said", [
+    ({"success": None}, "no 'success'"),
+    ({"refusal": None}, "a refused candidate without its refusal as a text"),
+    ({"refusal": 5}, "a refused candidate without its refusal as a text"),
+    ({"imported_from": ["a"]}, "'imported_from' is not a path"),
+])
+def test_a_hand_edited_journal_record_a_harvest_would_trip_over_is_one_line_and_exit_2(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], change: dict, said: str) -> None:
+    """Each of these ended a recheck (and a harvest's summary) with a traceback and exit 1."""
+    record = {"task": "click-button", "seed": 1, "method": "webwise", "examples": "none", "llm": "replay:x",
+              "max_trials": 1, "guards": True, "success": True, "outcome": "refused", "refusal": "r"}
+    record.update(change)
+    record = {key: value for key, value in record.items() if value is not None}
+    store_dir = tmp_path / "store"
+    store_dir.mkdir()
+    (store_dir / JOURNAL).write_text(json.dumps(record) + "\n")
+    assert main(["harvest", "--tasks", "click-button", "--recheck", "--store", str(store_dir)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"webwise: error: {store_dir / JOURNAL}: line 1 is not an episode record ({said})\n"

@@ -231,3 +231,17 @@ def test_files_the_user_may_not_read_are_one_line_or_left_out(tmp_path: Path, mo
     assert _Blobs(tmp_path / "screenshots").screenshot("shot.png") is None
     assert main(["report", str(tmp_path)]) == 2
     assert capsys.readouterr().err == f"webwise: error: cannot read {tmp_path / 'results.jsonl'}: Permission denied\n"
+
+
+def test_a_screenshot_larger_than_any_a_bench_takes_is_left_out(tmp_path: Path) -> None:
+    """A sparse 512 MiB file with a PNG's first bytes, planted in a handed-over folder, made a
+    report of 716 MB; read whole, it took as much memory."""
+    from webwise.report import MAX_SCREENSHOT_BYTES, _Blobs
+
+    (tmp_path / "screenshots").mkdir()
+    for name, size in (("huge.png", MAX_SCREENSHOT_BYTES + 1), ("shot.png", 64)):
+        with (tmp_path / "screenshots" / name).open("wb") as png:
+            png.write(b"\x89PNG\r\n\x1a\n")
+            png.truncate(size)
+    blobs = _Blobs(tmp_path / "screenshots")
+    assert blobs.screenshot("huge.png") is None and blobs.screenshot("shot.png") == 0

@@ -305,3 +305,13 @@ COMMITTED = [ROOT / "incontext" / "auto", *sorted((ROOT / "benchmarks" / "result
 def test_the_committed_stores_keep_to_what_the_docs_say(directory: Path) -> None:
     """What every read now refuses is in none of them."""
     assert store.load_all(directory)
+
+
+def test_an_example_file_larger_than_any_the_store_writes_is_refused_unread(stored: Path) -> None:
+    """A sparse 1 GiB file was read whole (2 GB of memory) before its JSON was found wanting."""
+    with (stored / "click-button.json").open("wb") as sparse:
+        sparse.truncate(store.MAX_FILE_BYTES + 1)
+    result = webwise("store", "list", "--store", str(stored))
+    assert (result.returncode, result.stdout) == (2, ""), result
+    assert result.stderr == (f"webwise: error: harvested examples in {stored / 'click-button.json'} are unreadable: "
+                             "the file holds more than 16 MiB\n")

@@ -58,7 +58,7 @@ from webwise.pages import PageServer
 from webwise.prompts import METHODS
 from webwise.provenance import code_of, code_version
 from webwise.tasks import check_task, html_root
-from webwise.untrusted import json_text
+from webwise.untrusted import json_text, shown_line
 
 RESULTS = "results.jsonl"
 SCREENSHOTS = "screenshots"
@@ -160,14 +160,35 @@ def _number(value: Any) -> bool:
     return value is None or (type(value) in (int, float) and math.isfinite(value))
 
 
+def _deeper_than(value: Any, levels: int) -> bool:
+    """Whether ``value`` (decoded JSON) has more than ``levels`` levels, a level at a time."""
+    level = [value]
+    for _ in range(levels):
+        level = [item for node in level
+                 for item in (node.values() if type(node) is dict else node if type(node) is list else ())]
+        if not level:
+            return False
+    return True
+
+
 def _object_list(value: Any) -> bool:
     return value is None or (type(value) is list and all(type(item) is dict for item in value))
+
+
+#: The largest results file (or journal) read: 390 episodes of the whole suite take 21 MB.
+MAX_RESULTS_BYTES = 1 << 30
+
+#: Levels of nesting a record may have; a bench writes 9 at the most. One of about 985 levels
+#: loaded, then could not be written out again from the deeper stack of a report or a resume.
+MAX_NESTING = 64
 
 
 def _shape_problem(record: Any) -> str | None:
     """What in ``record`` is not as a bench writes it, or None."""
     if type(record) is not dict:
         return "not a JSON object"
+    if _deeper_than(record, MAX_NESTING):
+        return f"nested deeper than {MAX_NESTING} levels"
     for name in ("task", "llm"):
         if type(record.get(name)) is not str or not record[name]:
             return f"{name} is not a text"
@@ -210,8 +231,9 @@ def read_results(path: Path, *,
                  check: Callable[[dict[str, Any]], str | None] | None = None) -> list[dict[str, Any]]:
     """The complete records of a results file (or a harvest's journal).
 
-    A last line without its newline is what kill -9 mid-write leaves; it is ignored here, and
-    cut off by the next append (:func:`append_line`), under the file's lock. Any other bad line
+    A last line without its newline is what kill -9 mid-write leaves: ignored here, and cut off
+    by the next append (:func:`append_line`), under the file's lock; unless it is a whole record
+    (an editor or ``printf`` saved the file without its last newline), which counts. Any other bad line
     means the file is not ours to guess about: a one-line :class:`ConfigError`, as is a file
     that cannot be read. ``check`` says what else is wrong with a record for the caller's use
     (None: nothing), which refuses its line the same way.
@@ -220,8 +242,13 @@ def read_results(path: Path, *,
     if fd is None:
         return []
     with os.fdopen(fd, "rb") as file:
+        if os.fstat(fd).st_size > MAX_RESULTS_BYTES:  # read whole, it would take as much memory
+            raise ConfigError(f"{path} holds more than {MAX_RESULTS_BYTES >> 20} MiB: not a file of episodes "
+                              "a bench wrote (an episode takes about 60 KB)")
         data = file.read()
-    complete = data.rpartition(b"\n")[0]
+    complete, _, tail = data.rpartition(b"\n")
+    if _whole_record(tail):
+        complete += b"\n" + tail
     records = []
     for number, line in enumerate(complete.split(b"\n") if complete else [], start=1):
         if not line.strip():
@@ -289,7 +316,8 @@ def append_line(fd: int, data: bytes, path: Path) -> None:
 
 def _cut_torn_tail(fd: int) -> int:
     """Cut what follows the last newline of the file open at ``fd`` (a line whose writer died),
-    under the file's lock; the file's size then."""
+    under the file's lock; the file's size then. A whole record there only lacks its newline,
+    which is added: cut, the episode it records was lost."""
     size = end = os.fstat(fd).st_size
     if not size or os.pread(fd, 1, size - 1) == b"\n":
         return size
@@ -300,8 +328,20 @@ def _cut_torn_tail(fd: int) -> int:
             end -= len(chunk) - newline - 1
             break
         end -= len(chunk)
+    if _whole_record(os.pread(fd, size - end, end)):
+        os.pwrite(fd, b"\n", size)
+        return size + 1
     os.ftruncate(fd, end)
     return end
+
+
+def _whole_record(line: bytes) -> bool:
+    """Whether ``line`` is a whole record. What a killed writer leaves never is: the line it
+    was writing is JSON and its newline, and no part of a JSON object short of its end parses."""
+    try:
+        return _shape_problem(json.loads(line)) is None
+    except (ValueError, RecursionError):
+        return False
 
 
 class SharedModel:
@@ -382,7 +422,7 @@ class Progress:
             self.stream.write(f"\r[{'#' * filled}{'.' * (24 - filled)}] {status}  ")
         else:
             self.stream.write(f"{self.label} {status} | {record['task']} seed {record['seed']} {record['method']}/"
-                              f"{record['examples']}: {verdict}\n")
+                              f"{record['examples']}: {shown_line(verdict)}\n")  # a harvest's: a program's error
         self.stream.flush()
 
     def finish(self) -> None:
@@ -622,6 +662,9 @@ class Bench(Pool):
         self.check_browsers()
         path = config.out / RESULTS
         _refuse_to_add(path, config.resume)  # before the lock, so a refusal leaves OUT as it was
+        if (config.out / SCREENSHOTS).is_symlink():  # the pictures went wherever it led; report refuses it too
+            raise ConfigError(f"{config.out / SCREENSHOTS} is a link: webwise writes only files of its own there; "
+                              "remove it")
         config.out.mkdir(parents=True, exist_ok=True)
         with _exclusive(config.out):
             existing = read_results(path)
@@ -643,12 +686,12 @@ class Bench(Pool):
         pending = [job for job in plan if job.key(first.name, config.trials, config.guards) not in done]
         already = len(plan) - len(pending)
         again = f" ({len(faults)} of them after an infrastructure failure)" if faults else ""
-        print(f"bench: {len(plan)} episodes planned, {already} already in {config.out / RESULTS}, "
-              f"{len(pending)} to run{again} with {config.llm} {self.on_workers(len(pending))}",
+        print(f"bench: {len(plan)} episodes planned, {already} already in {shown_line(str(config.out / RESULTS))}, "
+              f"{len(pending)} to run{again} with {shown_line(config.llm)} {self.on_workers(len(pending))}",
               file=config.stream)
         for others in (_other_code(existing), _other_settings(existing, config)):
             if pending and others:
-                print(f"bench: warning: {others}; the tables will mix them", file=config.stream)
+                print(f"bench: warning: {shown_line(others)}; the tables will mix them", file=config.stream)
         interrupted = bool(pending) and self.work(pending, config.out / RESULTS, len(plan), first)
         if self.error is not None:
             raise self.error

@@ -25,25 +25,19 @@ from webwise.harvest import CHECK_SEEDS, HARVEST_EXAMPLES, HARVEST_SEED_START, M
 from webwise.llm import SPECS
 from webwise.prompts import METHODS
 from webwise.tasks import PAPER48, PAPER_GROUPS, all_tasks, catalog, check_task, parse_task_list, suite_group
-from webwise.untrusted import shown
+from webwise.untrusted import shown, shown_line
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         """One line, exit 2: argparse's default prints the whole usage first."""
-        self.exit(2, f"webwise: error: {error_line(message)}\n")
-
-
-def error_line(message: str) -> str:
-    """``message`` as one line for the terminal: :func:`shown`'s escapes, and a line break that a
-    path or a value the user typed brought in written as ``\\n``, not as a second line."""
-    return shown(message).replace("\n", "\\n")
+        self.exit(2, f"webwise: error: {shown_line(message)}\n")
 
 
 def tab_row(*cells: object) -> str:
-    """One line of tab-separated cells, each as :func:`error_line` writes it, with its own tabs and line breaks
+    """One line of tab-separated cells, each as :func:`shown_line` writes it, with its own tabs and line breaks
     written as ``\\t`` and ``\\n``: a stored instruction or a refusal's reason cannot split a row."""
-    return "\t".join(error_line(str(cell)).replace("\t", "\\t") for cell in cells)
+    return "\t".join(shown_line(str(cell)).replace("\t", "\\t") for cell in cells)
 
 
 T = TypeVar("T")
@@ -273,10 +267,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # a stdout that cannot take the output fails here, where it is handled, not at exit
         return status
     except ConfigError as exc:
-        print(f"webwise: error: {error_line(str(exc))}", file=sys.stderr)
+        print(f"webwise: error: {shown_line(str(exc))}", file=sys.stderr)
         return 2
     except WebwiseError as exc:
-        print(f"webwise: {error_line(str(exc))}", file=sys.stderr)
+        print(f"webwise: {shown_line(str(exc))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("webwise: interrupted", file=sys.stderr)
@@ -285,7 +279,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except OSError as exc:  # the last line of defence: a path the checks up front could not foresee
-        print(f"webwise: error: {error_line(os_error(exc))}", file=sys.stderr)
+        print(f"webwise: error: {shown_line(os_error(exc))}", file=sys.stderr)
         return 2
 
 
@@ -411,7 +405,7 @@ def _store(args: argparse.Namespace) -> int:
         print(shown("\n\n".join(render_example(as_shown(e, args.task), "webwise") for e in picked)))
     else:
         removed = store.remove(args.task, args.number, store.writable(args.store, "store remove"))
-        print(error_line(f"removed {args.task} example {args.number}: {removed.get('instruction', '')}"))
+        print(shown_line(f"removed {args.task} example {args.number}: {removed.get('instruction', '')}"))
     return 0
 
 
@@ -507,7 +501,7 @@ def _solve(args: argparse.Namespace) -> int:
     with Session(args.llm, settings) as session:
         if not args.json:
             print(f"solving {args.task} (seed {args.seed}, method {args.method}, examples {args.examples}, "
-                  f"llm {session.llm.name})", file=sys.stderr)
+                  f"llm {shown_line(session.llm.name)})", file=sys.stderr)
         try:
             episode = session.run(args.task, args.seed, args.method, args.examples)
         except (BrowserDied, PageFault) as exc:  # the record so far, with its error: --json prints it too

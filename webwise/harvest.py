@@ -50,6 +50,7 @@ from webwise.llm.replay import ReplayModel
 from webwise.provenance import code_of, code_version
 from webwise.session import Session
 from webwise.tasks import check_task
+from webwise.untrusted import shown_line
 
 #: The check's seeds start here. Harvest seeds must stay below it, so a check seed is never a
 #: page the model saw; people evaluate on seeds 0..999 and the harness ceiling uses 5000 and up.
@@ -342,28 +343,30 @@ class Harvest(Pool):
         for task in config.tasks:  # as a bench plans: what auto-near will read, read now
             load_examples(task, config.examples, self.store_dir)
         journal = self.store_dir / JOURNAL
-        existing = read_results(journal)
+        existing = journal_records(journal)
         first = make_llm(config.llm)
         try:
             keys = [job.key(first.name, config.trials, config.guards) for job in plan]
             done = {record_key(r) for r in existing if not r.get("infra_error")}
             pending = [job for job, key in zip(plan, keys) if key not in done]
-            print(f"harvest: {len(plan)} episodes planned, {len(plan) - len(pending)} already in {journal}, "
-                  f"{len(pending)} to run with {config.llm} {self.on_workers(len(pending))}",
+            print(f"harvest: {len(plan)} episodes planned, {len(plan) - len(pending)} already in "
+                  f"{shown_line(str(journal))}, {len(pending)} to run with {shown_line(config.llm)} "
+                  f"{self.on_workers(len(pending))}",
                   file=self.stream)
             interrupted = bool(pending) and self.work(pending, journal, len(plan), first)
         finally:
             first.close()
         if self.error is not None:
             raise self.error
-        self.reports = summarize(read_results(journal), set(keys), config.tasks, self.store_dir)
+        self.reports = summarize(journal_records(journal), set(keys), config.tasks, self.store_dir)
         return self._finish(interrupted)
 
     def _finish(self, interrupted: bool) -> int:
         """The exit status once :attr:`reports` is summed up, with a line saying why when it is not 0."""
         faults = sum(r.faults for r in self.reports)
         if interrupted:
-            print(f"{self.label}: interrupted; what was kept is in {self.store_dir}, the same command runs the rest",
+            print(f"{self.label}: interrupted; what was kept is in {shown_line(str(self.store_dir))}, "
+                  "the same command runs the rest",
                   file=self.stream)
             return 130
         if self.halted or faults:
@@ -507,7 +510,7 @@ class Recheck(_WithoutModel):
         journal = self.store_dir / JOURNAL
         if not os.path.lexists(journal):  # a mistyped --store would report nothing to do, exit 0
             raise ConfigError(f"no harvest journal at {journal}: --recheck checks a harvested store's refusals")
-        records = read_results(journal, check=_candidate_problem)  # a hand-edited one too
+        records = journal_records(journal)
         latest = {(record_key(r), r.get("imported_from")): r for r in records
                   if r["task"] in self.config.tasks}  # two bench files may hold one episode: both count
         refused = [r for r in latest.values() if r.get("outcome") == "refused"]
@@ -516,7 +519,7 @@ class Recheck(_WithoutModel):
               + (f"; {len(refused) - len(todo)} refused before candidates were recorded" if len(todo) < len(refused)
                  else ""), file=self.stream)
         interrupted = self._replay(todo, journal)
-        self.reports = summarize(read_results(journal), {key for key, _ in latest}, self.config.tasks, self.store_dir)
+        self.reports = summarize(journal_records(journal), {key for key, _ in latest}, self.config.tasks, self.store_dir)
         return self._finish(interrupted)
 
     def fault_record(self, job: Job, exc: Exception, llm: ChatModel) -> dict[str, Any]:
@@ -573,6 +576,22 @@ CANDIDATE_PROVENANCE = ("llm", "method", "examples", "seed", "trial")
 #: :func:`_unsolved` to read it (every record a bench wrote has them).
 TRIAL_KEYS = ("trial", "success", "ending")
 STEP_KEYS = ("trial", "program", "error", "observation")
+
+
+def journal_records(journal: Path) -> list[dict[str, Any]]:
+    """The records of a harvest's journal, each checked for what a harvest reads of it."""
+    return read_results(journal, check=_journal_problem)
+
+
+def _journal_problem(record: dict[str, Any]) -> str | None:
+    """What a harvest would trip over in a journal record (None: nothing): a journal is a file
+    people edit by hand, and a record without its success, a refusal that is not a text or a
+    list where the results file it came from is named ended a recheck with a traceback."""
+    wrong = [("success" not in record and not record.get("infra_error"), "no 'success'"),
+             (record.get("outcome") == "refused" and type(record.get("refusal")) is not str,
+              "a refused candidate without its refusal as a text"),
+             (type(record.get("imported_from", "")) is not str, "'imported_from' is not a path")]
+    return _candidate_problem(record) or next((said for found, said in wrong if found), None)
 
 
 def _candidate_problem(record: dict[str, Any]) -> str | None:
@@ -671,14 +690,14 @@ class Import(_WithoutModel):
         left_out = sum(record["task"] in self.config.tasks for record in records) - len(episodes)
         self.store_dir.mkdir(parents=True, exist_ok=True)
         journal = self.store_dir / JOURNAL
-        done = {record_key(r) for r in self._mine(read_results(journal)) if not r.get("infra_error")}
+        done = {record_key(r) for r in self._mine(journal_records(journal)) if not r.get("infra_error")}
         todo = [episode for episode in episodes if record_key(episode) not in done]
         print(f"import: {len(episodes)} episodes of {self.source} to learn from, {len(episodes) - len(todo)} "
               f"already in {journal}, {len(todo)} to look at"
               + (f"; {left_out} left out (shown examples of their own task, infrastructure failures, run "
                  "again or recorded without their programs)" if left_out else ""), file=self.stream)
         interrupted = self._replay(todo, journal)
-        self.reports = summarize(self._mine(read_results(journal)), {record_key(e) for e in episodes},
+        self.reports = summarize(self._mine(journal_records(journal)), {record_key(e) for e in episodes},
                                  self.config.tasks, self.store_dir)
         return self._finish(interrupted)
 

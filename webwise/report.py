@@ -40,6 +40,9 @@ from webwise.untrusted import html_text
 OUTCOMES = ("failed", "infra", "solved")
 OUTCOME_LABELS = {"failed": "failed", "infra": "infra fault", "solved": "solved"}
 _PNG = b"\x89PNG\r\n\x1a\n"  # the signature every PNG file starts with
+#: The largest screenshot put into a report: a bench's are 10-60 KB, and a sparse file of
+#: 512 MiB planted in a handed-over folder made a report of 716 MB.
+MAX_SCREENSHOT_BYTES = 8 << 20
 
 _CSS = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5em auto; max-width: 80em; color: #222; padding: 0 1em; }
@@ -329,7 +332,8 @@ class _Blobs:
         screenshots of a folder someone handed over would put any file it reaches into it."""
         path = self.screenshots / Path(name).name
         try:
-            if self.screenshots.is_symlink() or path.is_symlink() or not path.is_file():
+            if (self.screenshots.is_symlink() or path.is_symlink() or not path.is_file()
+                    or path.stat().st_size > MAX_SCREENSHOT_BYTES):
                 return None
             data = path.read_bytes()
         except OSError:

@@ -49,6 +49,10 @@ def _read(path: Path) -> list[dict[str, Any]]:
     return [entry for entry, _ in _checked(path)]
 
 
+#: The largest example file read: two examples with their pages take well under 1 MiB.
+MAX_FILE_BYTES = 16 << 20
+
+
 def _checked(path: Path) -> list[tuple[dict[str, Any], tuple[Step, ...]]]:
     """A task's stored examples, each checked as the prompt and ``store list`` read it, with the
     steps the prompt shows: a store may be a folder someone handed over, and a malformed one
@@ -59,6 +63,8 @@ def _checked(path: Path) -> list[tuple[dict[str, Any], tuple[Step, ...]]]:
         return []
     try:
         with os.fdopen(fd, "rb") as stream:
+            if os.fstat(fd).st_size > MAX_FILE_BYTES:  # read whole, it would take as much memory
+                raise ConfigError(f"{unreadable}: the file holds more than {MAX_FILE_BYTES >> 20} MiB")
             entries = json.loads(stream.read().decode("utf-8"))
     except OSError as exc:
         raise ConfigError(f"{unreadable}: {exc.strerror or exc}") from None

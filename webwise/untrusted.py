@@ -35,6 +35,12 @@ def shown(text: str) -> str:
     return _UNSAFE.sub(_escape, text)
 
 
+def shown_line(text: str) -> str:
+    """``text`` as one line for the terminal: :func:`shown`'s escapes, and a line break written
+    as ``\\n``, not as a second line (a path the user typed, a reason a program's error gave)."""
+    return shown(text).replace("\n", "\\n")
+
+
 def html_text(text: object) -> str:
     """``text`` as HTML text or an attribute's value: :func:`shown`, then HTML-escaped."""
     return html.escape(shown(str(text)), quote=True)

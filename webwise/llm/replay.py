@@ -64,7 +64,9 @@ def _text(path: Path) -> str:
     (JSON lets a reader skip it); the bytes are let go before the text is parsed, so a large
     file is not held twice."""
     try:
-        with path.open("rb") as file:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO no one writes to held the open forever
+        os.set_blocking(fd, True)  # a pipe's writer is then waited for; with none, it reads as empty
+        with os.fdopen(fd, "rb") as file:
             data = file.read(MAX_REPLAY_BYTES + 1)
         if len(data) > MAX_REPLAY_BYTES:
             raise ConfigError(f"replay file {path} holds more than {MAX_REPLAY_BYTES >> 20} MiB")
