@@ -317,6 +317,7 @@ def _warm_up() -> None:
     import datetime
     import json
     import re
+    import time  # noqa: F401  (C code in datetime imports it at call time; see guarded_import)
 
     moment = datetime.datetime.strptime("03/14/2016 9:37 PM", "%m/%d/%Y %I:%M %p")
     moment.strftime("%c")
