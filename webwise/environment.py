@@ -217,7 +217,15 @@ function read() {
   done([tree, [WOB_DONE_GLOBAL, WOB_REWARD_GLOBAL, WOB_RAW_REWARD_GLOBAL, WOB_REWARD_REASON],
         typeof u === 'string' ? u : u.utterance, visuals(), typeof u === 'string' ? said() : null]);
 }
-(function wait() { if (!(moving() || loading()) || Date.now() > deadline) { read(); } else { setTimeout(wait, 20); } })();
+function wait() { if (!(moving() || loading()) || Date.now() > deadline) { read(); } else { setTimeout(wait, 20); } }
+// After a frame: a scroll's events come with the next one, not with the scroll, and
+// sign-agreement enables its fields on its text's scroll event (a click read before it, under
+// load, found them still disabled). A page drawing no frame is read after 100 ms.
+WOB_DONE_GLOBAL, core.getDOMInfo;  // a page without MiniWoB's globals fails here, at once, not in a timer
+var started = false;
+function start() { if (!started) { started = true; wait(); } }
+requestAnimationFrame(function () { setTimeout(start, 0); });
+setTimeout(start, 100);
 """
 _VIEWPORT_JS = "return [window.innerWidth, window.innerHeight];"
 #: How long each pointer move lasts: short, so a 200-point drawing fits a program's time.
