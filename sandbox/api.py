@@ -19,6 +19,12 @@ class Limits:
     open_files: int = 8             # descriptors the child may open beyond the ones it inherits
     message_bytes: int = 1 << 20    # largest message the host accepts from the child
 
+    @property
+    def cpu_error(self) -> str:
+        """How a run that used up its CPU time ends, whichever side found it: the child's
+        handler or its wakeup pipe, or the host from the child's usage."""
+        return f"TimeoutError: program exceeded {self.cpu_seconds:g} s CPU time"
+
 
 @dataclass
 class ActionReply:

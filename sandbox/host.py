@@ -301,7 +301,7 @@ class Sandbox:
         if exit_.get("signal") == signal.SIGXCPU or (type(cpu) is float and cpu >= limits.cpu_seconds):
             # before the child's own word: a program that kept the limit's handler from running
             # (no stack or memory left to call it) ran on past it and then said it ended well
-            return failed(f"TimeoutError: program exceeded {limits.cpu_seconds:g} s CPU time")
+            return failed(limits.cpu_error)
         if state.child is not None and type(child.get("ok")) is bool:
             error = child.get("error")
             if child["ok"]:

@@ -78,7 +78,7 @@ class _Program:
         _stop_finalizers()
         self.reserve = None
         if self.alarm.rang():  # whatever the program raised or did since: it ran out of CPU time
-            ok, error = False, f"TimeoutError: program exceeded {self.limits.cpu_seconds:g} s CPU time"
+            ok, error = False, self.limits.cpu_error
         try:
             protocol.send(self.channel, {"op": "result", "ok": ok, "error": error,
                                          "output": self.printer()})
@@ -135,7 +135,7 @@ class _Program:
     def out_of_cpu(self, signum: int, frame: object) -> NoReturn:
         """The soft CPU limit's signal: report, with the output so far, before the hard limit
         kills the child a second later (its default action would end it with nothing said)."""
-        self.finish(False, f"TimeoutError: program exceeded {self.limits.cpu_seconds:g} s CPU time")
+        self.finish(False, self.limits.cpu_error)
 
     def action(self, name: str) -> Any:
         def action(*args: Any, **kwargs: Any) -> Any:

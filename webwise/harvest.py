@@ -515,11 +515,12 @@ class Recheck(_WithoutModel):
                   if r["task"] in self.config.tasks}  # two bench files may hold one episode: both count
         refused = [r for r in latest.values() if r.get("outcome") == "refused"]
         todo = [r for r in refused if "candidate" in r]
-        print(f"recheck: {len(todo)} refused candidates to check again in {journal}"
+        print(f"recheck: {len(todo)} refused candidates to check again in {shown_line(str(journal))}"
               + (f"; {len(refused) - len(todo)} refused before candidates were recorded" if len(todo) < len(refused)
                  else ""), file=self.stream)
         interrupted = self._replay(todo, journal)
-        self.reports = summarize(journal_records(journal), {key for key, _ in latest}, self.config.tasks, self.store_dir)
+        self.reports = summarize(journal_records(journal), {key for key, _ in latest}, self.config.tasks,
+                                 self.store_dir)
         return self._finish(interrupted)
 
     def fault_record(self, job: Job, exc: Exception, llm: ChatModel) -> dict[str, Any]:
@@ -692,8 +693,8 @@ class Import(_WithoutModel):
         journal = self.store_dir / JOURNAL
         done = {record_key(r) for r in self._mine(journal_records(journal)) if not r.get("infra_error")}
         todo = [episode for episode in episodes if record_key(episode) not in done]
-        print(f"import: {len(episodes)} episodes of {self.source} to learn from, {len(episodes) - len(todo)} "
-              f"already in {journal}, {len(todo)} to look at"
+        print(f"import: {len(episodes)} episodes of {shown_line(str(self.source))} to learn from, "
+              f"{len(episodes) - len(todo)} already in {shown_line(str(journal))}, {len(todo)} to look at"
               + (f"; {left_out} left out (shown examples of their own task, infrastructure failures, run "
                  "again or recorded without their programs)" if left_out else ""), file=self.stream)
         interrupted = self._replay(todo, journal)
